@@ -1,0 +1,7 @@
+"""K-d Tree Explorer: the k-d tree, its trace, and the AI-explanation checks.
+
+Pure Python (standard library only) so the same code runs on CPython and under
+Pyodide in the browser (DR-002).
+"""
+
+__version__ = "0.1.0"
