@@ -1,0 +1,45 @@
+// The append-only audit log in IndexedDB. Each function owns its transaction and
+// returns a Promise, because a transaction closes across a Python await (see
+// RUNTIME notes in DR-002). Entries are JSON strings built and checked by pyapp.
+
+const DB_NAME = "kd-tree-explorer";
+const STORE = "audit";
+let opening = null;
+
+function database() {
+  opening ??= new Promise((resolve, reject) => {
+    const request = indexedDB.open(DB_NAME, 1);
+    request.onupgradeneeded = () => {
+      request.result.createObjectStore(STORE, { keyPath: "seq", autoIncrement: true });
+    };
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  return opening;
+}
+
+function finished(transaction) {
+  return new Promise((resolve, reject) => {
+    transaction.oncomplete = () => resolve();
+    transaction.onerror = () => reject(transaction.error);
+    transaction.onabort = () => reject(transaction.error || new Error("the audit log write was aborted"));
+  });
+}
+
+/** Append entries (a JSON array of objects) in one transaction; never overwrite. */
+export async function append(entriesJson) {
+  const db = await database();
+  const transaction = db.transaction(STORE, "readwrite");
+  const store = transaction.objectStore(STORE);
+  for (const entry of JSON.parse(entriesJson)) store.add({ json: JSON.stringify(entry) });
+  await finished(transaction);
+}
+
+/** Every stored entry, oldest first, as a JSON array of the stored JSON strings. */
+export async function readAll() {
+  const db = await database();
+  const transaction = db.transaction(STORE, "readonly");
+  const request = transaction.objectStore(STORE).getAll();
+  await finished(transaction);
+  return JSON.stringify(request.result.map((row) => (typeof row.json === "string" ? row.json : null)));
+}

@@ -1,0 +1,4 @@
+import { startPython } from "./python.mjs";
+
+const python = startPython();
+python.ready.catch(() => {});

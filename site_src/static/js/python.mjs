@@ -1,0 +1,79 @@
+// Start pyapp under Pyodide in a module Web Worker and talk to it by messages.
+// Glue only: every computation lives in pyapp (see DR-002).
+
+const statusElement = () => document.getElementById("python-status");
+
+function setStatus(state, text) {
+  const element = statusElement();
+  if (element) {
+    element.dataset.state = state;
+    element.textContent = text;
+  }
+}
+
+export function startPython() {
+  const data = document.body.dataset;
+  const absolute = (path) => new URL(path, document.baseURI).href;
+  const timeoutMs = Number(data.bootTimeoutMs);
+  const worker = new Worker(absolute(data.worker), { type: "module" });
+  const pending = new Map();
+  const listeners = new Set();
+  let nextId = 1;
+
+  const ready = new Promise((resolve, reject) => {
+    const fail = (message) => {
+      clearTimeout(timer);
+      setStatus("error", `Python could not start: ${message}`);
+      reject(new Error(message));
+    };
+    const timer = setTimeout(
+      () => fail(`no answer within ${timeoutMs / 1000} s. The host may forbid WebAssembly ` +
+        "(its Content-Security-Policy needs 'wasm-unsafe-eval'), or the network is too slow. Reload to try again."),
+      timeoutMs,
+    );
+    worker.addEventListener("error", (event) => fail(event.message || "the worker script failed to load"));
+    worker.addEventListener("message", (event) => {
+      const message = event.data;
+      if (message.type === "ready") {
+        clearTimeout(timer);
+        setStatus("ready", `Python ready: Python ${message.python}, pyapp ${message.pyapp}`);
+        resolve(message);
+      } else if (message.type === "boot-error") {
+        fail(message.message);
+      } else if (message.type === "result") {
+        const call = pending.get(message.id);
+        pending.delete(message.id);
+        if (message.ok) call.resolve(message.value);
+        else call.reject(new Error(message.error));
+      } else if (message.type === "event") {
+        for (const listener of listeners) listener(message.event);
+      }
+    });
+  });
+
+  worker.postMessage({
+    type: "init",
+    pyapp: absolute(data.pyapp),
+    wheels: JSON.parse(data.wheels || "[]").map(absolute),
+  });
+
+  return {
+    ready,
+    /** Call the pyapp operation `op` with JSON-able `args`; resolves with its JSON-able value. */
+    call(op, args = {}) {
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker.postMessage({ type: "call", id, op, args });
+      });
+    },
+    /** Ask the running operation with call id `id` (or all) to stop. */
+    cancel() {
+      worker.postMessage({ type: "cancel" });
+    },
+    /** Receive progress events that operations send while they run. */
+    onEvent(listener) {
+      listeners.add(listener);
+    },
+  };
+}

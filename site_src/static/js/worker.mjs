@@ -1,0 +1,60 @@
+// The Web Worker that runs Pyodide and pyapp, so long computations never freeze the page.
+import { loadPyodide } from "../../pyodide/pyodide.mjs";
+import * as auditStore from "./audit-store.mjs";
+
+let pyodide = null;
+let browser = null;
+let cancelRequested = false;
+
+// Without 'wasm-unsafe-eval' loadPyodide hangs instead of failing: report the
+// violation at once (the page also has its own time limit).
+self.addEventListener("securitypolicyviolation", (event) => {
+  if (!browser) {
+    self.postMessage({ type: "boot-error", message: `the host's Content-Security-Policy blocks it (${event.effectiveDirective})` });
+  }
+});
+
+async function fetchBytes(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`);
+  return response.arrayBuffer();
+}
+
+async function boot({ pyapp, wheels }) {
+  pyodide = await loadPyodide({ indexURL: new URL("../../pyodide/", import.meta.url).href });
+  for (const url of wheels) {
+    pyodide.unpackArchive(await fetchBytes(url), "wheel");
+  }
+  pyodide.unpackArchive(await fetchBytes(pyapp), "zip", { extractDir: "/home/pyodide/app" });
+  pyodide.registerJsModule("kdt_audit_store", auditStore);
+  pyodide.registerJsModule("kdt_worker", {
+    emit: (json) => self.postMessage({ type: "event", event: JSON.parse(json) }),
+    cancel_requested: () => cancelRequested,
+  });
+  pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide/app')");
+  browser = pyodide.pyimport("pyapp.browser");
+  return JSON.parse(browser.hello());
+}
+
+self.addEventListener("message", async (event) => {
+  const message = event.data;
+  if (message.type === "init") {
+    try {
+      self.postMessage({ type: "ready", ...(await boot(message)) });
+    } catch (error) {
+      self.postMessage({ type: "boot-error", message: String(error.message || error) });
+    }
+  } else if (message.type === "cancel") {
+    cancelRequested = true;
+  } else if (message.type === "call") {
+    cancelRequested = false;
+    try {
+      const value = await browser.handle(message.op, JSON.stringify(message.args));
+      self.postMessage({ type: "result", id: message.id, ok: true, value: JSON.parse(value) });
+    } catch (error) {
+      // Python exceptions carry a traceback; the page shows only the last line.
+      const text = String(error.message || error).trim().split("\n").pop();
+      self.postMessage({ type: "result", id: message.id, ok: false, error: text });
+    }
+  }
+});

@@ -1,0 +1,117 @@
+"""Shared fixtures: the built site, a local server for it, and Debian's Chromium."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import build
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets its own empty home and working folder; nothing reads the developer's."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+
+
+@pytest.fixture(scope="session")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real site, built once per test session into a temporary folder."""
+    out = tmp_path_factory.mktemp("dist")
+    build.build(dist=out)
+    return out
+
+
+class Served:
+    def __init__(self, server, thread):
+        self.server, self.thread = server, thread
+        host, port = server.server_address[:2]
+        self.origin = f"http://{host}:{port}"
+        self.url = self.origin + server.prefix
+
+
+def serve(directory: Path, prefix: str = "/", handler=build.SiteHandler) -> Served:
+    server = build.make_server(directory, 0, prefix, handler=handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    return Served(server, thread)
+
+
+@pytest.fixture(scope="session")
+def site(dist: Path) -> Iterator[Served]:
+    """The built site served under the sub-path /kd/, as a host might."""
+    served = serve(dist, "/kd/")
+    yield served
+    served.server.shutdown()
+    served.server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: run 'make test', which installs Debian's chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class PageWatch:
+    """A page with every console message, CSP violation and off-site request recorded."""
+
+    def __init__(self, context, origin: str):
+        self.context = context
+        self.page = context.new_page()
+        self.console: list[str] = []
+        self.errors: list[str] = []
+        self.foreign_requests: list[str] = []
+        self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("worker", lambda w: w.on("console", lambda m: self.console.append(f"worker {m.type}: {m.text}")))
+
+        def on_request(request) -> None:
+            if not request.url.startswith((origin, "data:", "blob:")):
+                self.foreign_requests.append(request.url)
+
+        context.on("request", on_request)
+        context.add_init_script(
+            "document.addEventListener('securitypolicyviolation', e => "
+            "console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));"
+        )
+
+    @property
+    def csp_violations(self) -> list[str]:
+        return [line for line in self.console if "Content Security Policy" in line or "CSP violation" in line]
+
+
+@pytest.fixture
+def watched(browser, site) -> Iterator[PageWatch]:
+    context = browser.new_context()
+    watch = PageWatch(context, site.origin)
+    yield watch
+    context.close()
+
+
+def wait_for_python(page, timeout: float = 90_000) -> str:
+    """Wait until the page says Python is ready (or failed) and return the status text."""
+    page.wait_for_selector("#python-status:not([data-state='loading'])", timeout=timeout)
+    return page.inner_text("#python-status")

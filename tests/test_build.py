@@ -1,0 +1,218 @@
+"""The site generator: validation, rendering, links, feed, determinism (DR-001)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+import build
+
+RECORD = """---
+id: {id}
+title: {title}
+status: {status}
+date: 2026-11-0{day}
+{extra}---
+## Context
+
+{body}
+
+## Decision
+
+Decided.
+
+## Options considered
+
+Some.
+
+## Why
+
+Because.
+
+## What happened
+
+Measured.
+
+## What I'd change
+
+Little.
+"""
+
+
+def write_record(root: Path, id: str, slug: str = "thing", status: str = "Accepted", body: str = "Text.",
+                 extra: str = "", day: int = 1, title: str = "A decision") -> Path:
+    path = root / "decisions" / f"{id}-{slug}.md"
+    path.write_text(RECORD.format(id=id, title=title, status=status, body=body, extra=extra, day=day),
+                    encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A small project: two records, one page, the real templates, a stand-in Pyodide runtime."""
+    root = tmp_path / "project"
+    (root / "decisions").mkdir(parents=True)
+    shutil.copytree(build.ROOT / "site_src" / "templates", root / "site_src" / "templates")
+    shutil.copytree(build.ROOT / "site_src" / "static", root / "site_src" / "static")
+    (root / "site_src" / "pages").mkdir()
+    (root / "site_src" / "pages" / "index.md").write_text(
+        "---\ntitle: Home\n---\n# Home\n\nSee DR-001 and [the records](decisions/).\n", encoding="utf-8")
+    runtime = root / "node_modules" / "pyodide"
+    runtime.mkdir(parents=True)
+    for name in build.PYODIDE_FILES:
+        (runtime / name).write_bytes(name.encode())
+    (root / "pyapp").mkdir()
+    (root / "pyapp" / "__init__.py").write_text("__version__ = '0'\n", encoding="utf-8")
+    write_record(root, "DR-001", "first", body="Later DR-002 builds on this. `DR-001` in code stays.")
+    write_record(root, "DR-002", "second", body="See [the first](../DR-001/).", day=2)
+    return root
+
+
+def problems_of(root: Path) -> list[str]:
+    with pytest.raises(build.BuildFailed) as failure:
+        build.load_site(root)
+    return [str(p) for p in failure.value.problems]
+
+
+def test_small_site_renders_records_index_feed_and_pages(project, tmp_path):
+    files = build.build(project, tmp_path / "dist")
+    for path in ["index.html", "decisions/index.html", "decisions/DR-001/index.html", "decisions/DR-002/index.html",
+                 "decisions/feed.xml", "decisions/src/DR-001-first.md", "pyodide/pyodide.asm.wasm", "pyapp.zip"]:
+        assert path in files, path
+        assert (tmp_path / "dist" / path).is_file()
+    index = files["decisions/index.html"].decode()
+    assert index.index("DR-001") < index.index("DR-002")
+    assert "2026-11-02" in index and "Accepted" in index
+
+
+def test_record_mentions_link_to_records_but_not_inside_code(project, tmp_path):
+    html = build.build(project, tmp_path / "dist")["decisions/DR-001/index.html"].decode()
+    assert '<a href="../DR-002/">DR-002</a>' in html
+    assert "<code>DR-001</code>" in html
+    home = build.build(project, tmp_path / "dist2")["index.html"].decode()
+    assert '<a href="decisions/DR-001/">DR-001</a>' in home
+
+
+def test_supersede_links_run_both_ways_from_one_side(project, tmp_path):
+    write_record(project, "DR-001", "first", status="Superseded")
+    write_record(project, "DR-002", "second", extra="supersedes: DR-001\n", day=2)
+    files = build.build(project, tmp_path / "dist")
+    old = files["decisions/DR-001/index.html"].decode()
+    new = files["decisions/DR-002/index.html"].decode()
+    assert re.search(r"Superseded by</dt><dd><a href=\"../DR-002/\">", old)
+    assert re.search(r"Supersedes</dt><dd><a href=\"../DR-001/\">", new)
+
+
+BROKEN = [
+    ("duplicate-id", lambda r: write_record(r, "DR-001", "again"),
+     "DR-001-first.md:2: duplicate id DR-001, also in decisions/DR-001-again.md"),
+    ("unknown-status", lambda r: write_record(r, "DR-003", status="Done"), "DR-003-thing.md:4: unknown status 'Done'"),
+    ("missing-record", lambda r: write_record(r, "DR-003", body="As DR-009 said."),
+     "DR-003-thing.md:9: reference to missing record DR-009"),
+    ("broken-link", lambda r: write_record(r, "DR-003", body="[gone](../DR-404/)"),
+     "DR-003-thing.md:9: broken internal link '../DR-404/'"),
+    ("absolute-link", lambda r: write_record(r, "DR-003", body="[root](/decisions/)"),
+     "DR-003-thing.md:9: absolute link '/decisions/'"),
+    ("no-front-matter", lambda r: (r / "decisions" / "DR-003-x.md").write_text("# Hi\n"),
+     "DR-003-x.md:1: missing front matter"),
+    ("bad-yaml", lambda r: (r / "decisions" / "DR-003-x.md").write_text("---\nid: [DR-003\n---\n"),
+     "DR-003-x.md:"),
+    ("bad-date", lambda r: write_record(r, "DR-003", extra="").write_text(
+        (r / "decisions" / "DR-003-thing.md").read_text().replace("2026-11-01", "soon")),
+     "DR-003-thing.md:5: date must be a date"),
+    ("missing-section", lambda r: write_record(r, "DR-003").write_text(
+        (r / "decisions" / "DR-003-thing.md").read_text().replace("## Why", "## Because")),
+     "DR-003-thing.md:7: missing section '## Why'"),
+    ("id-not-file-name", lambda r: write_record(r, "DR-003").rename(r / "decisions" / "DR-004-thing.md"),
+     "DR-004-thing.md:2: file name must be 'DR-003-slug.md'"),
+    ("superseded-without-successor", lambda r: write_record(r, "DR-003", status="Superseded"),
+     "DR-003-thing.md:1: status is Superseded but no record supersedes it"),
+    ("supersedes-missing", lambda r: write_record(r, "DR-003", extra="supersedes: DR-077\n"),
+     "DR-003-thing.md:1: supersede link to missing record DR-077"),
+    ("unknown-key", lambda r: write_record(r, "DR-003", extra="owner: me\n"),
+     "DR-003-thing.md:6: unknown front matter key 'owner'"),
+]
+
+
+@pytest.mark.parametrize(("breakage", "expected"), [(b, e) for _, b, e in BROKEN], ids=[i for i, _, _ in BROKEN])
+def test_broken_record_fails_naming_file_and_line(project, breakage, expected):
+    breakage(project)
+    problems = problems_of(project)
+    assert any(expected in p for p in problems), problems
+
+
+def test_all_problems_are_reported_at_once(project):
+    write_record(project, "DR-003", status="Done")
+    write_record(project, "DR-004", body="DR-099")
+    problems = problems_of(project)
+    assert len(problems) == 2, problems
+
+
+def test_command_line_exits_non_zero_and_names_the_file(project):
+    write_record(project, "DR-003", status="Finished")
+    done = subprocess.run([sys.executable, str(build.ROOT / "build.py"), "--root", str(project)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 1
+    assert "decisions/DR-003-thing.md:4: unknown status 'Finished'" in done.stderr
+    assert not (project / "dist").exists()
+
+
+def test_feed_is_atom_with_one_entry_per_record(project, tmp_path):
+    feed = build.build(project, tmp_path / "dist")["decisions/feed.xml"]
+    root = ET.fromstring(feed)
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    entries = root.findall("a:entry", ns)
+    assert [e.find("a:title", ns).text.split(":")[0] for e in entries] == ["DR-002", "DR-001"]
+    assert entries[0].find("a:link", ns).get("href") == "DR-002/"
+    assert root.find("a:updated", ns).text == "2026-11-02T00:00:00Z"
+
+
+@pytest.mark.parametrize(
+    ("target", "from_url", "expected"),
+    [("index.html", "index.html", "./"), ("decisions/DR-001/index.html", "index.html", "decisions/DR-001/"),
+     ("index.html", "decisions/DR-001/index.html", "../../"), ("static/site.css", "explorer/index.html",
+                                                               "../static/site.css")],
+    ids=["home-to-home", "home-to-record", "record-to-home", "page-to-asset"],
+)
+def test_relative_url(target, from_url, expected):
+    assert build.relative_url(target, from_url) == expected
+
+
+def test_real_site_has_only_relative_urls_and_a_csp_on_every_page(dist):
+    pages = sorted(dist.rglob("*.html"))
+    assert len(pages) >= 5
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        assert f'<meta http-equiv="Content-Security-Policy" content="{build.CSP}">' in html.replace("&#39;", "'"), page
+        for url in re.findall(r'(?:href|src|data-[a-z-]+)="([^"]*)"', html):
+            assert not url.startswith(("/", "http://", "https://")), (page, url)
+
+
+def test_real_site_contents(dist):
+    for path in ["index.html", "decisions/index.html", "decisions/feed.xml", "pyodide/pyodide.asm.wasm",
+                 "explorer/index.html", "ai-eval/index.html", "_headers", ".htaccess", "pyapp.zip"]:
+        assert (dist / path).is_file(), path
+    for source in sorted((build.ROOT / "decisions").glob("DR-*.md")):
+        assert (dist / "decisions" / source.name[:6] / "index.html").is_file()
+    assert "Content-Security-Policy: " + build.CSP_HEADER in (dist / "_headers").read_text()
+
+
+def test_two_builds_are_byte_identical(tmp_path):
+    first = build.build(dist=tmp_path / "a")
+    second = build.build(dist=tmp_path / "b")
+    assert first.keys() == second.keys()
+    assert [p for p in first if first[p] != second[p]] == []
+    on_disk = sorted(p.relative_to(tmp_path / "a").as_posix() for p in (tmp_path / "a").rglob("*") if p.is_file())
+    assert on_disk == sorted(first)
+
+
+def test_output_may_not_leave_dist(tmp_path):
+    with pytest.raises(build.BuildFailed, match="leaves dist"):
+        build.write_dist({"../escape.txt": b"x"}, tmp_path / "dist")
+    assert not (tmp_path / "escape.txt").exists()
