@@ -37,8 +37,8 @@ ROOT = Path(__file__).resolve().parent
 SITE_TITLE = "K-d Tree Explorer"
 STATUSES = ("Proposed", "Accepted", "Superseded", "Deprecated")
 RECORD_SECTIONS = ("Context", "Decision", "Options considered", "Why", "What happened", "What I'd change")
-RECORD_FILE = re.compile(r"^(DR-\d{3})-[a-z0-9]+(?:-[a-z0-9]+)*\.md$")
-RECORD_MENTION = re.compile(r"\bDR-\d{3}\b")
+RECORD_FILE = re.compile(r"^(DR-\d{3,})-[a-z0-9]+(?:-[a-z0-9]+)*\.md$")
+RECORD_MENTION = re.compile(r"\bDR-\d{3,}\b")
 MD_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 FRONT_MATTER_KEYS = {"id", "title", "status", "date", "supersedes", "superseded-by", "tags"}
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
@@ -201,7 +201,7 @@ def load_record(path: Path, root: Path) -> tuple[Record | None, list[Problem]]:
 
     name = RECORD_FILE.match(path.name)
     record_id = meta["id"]
-    if not isinstance(record_id, str) or not re.fullmatch(r"DR-\d{3}", record_id):
+    if not isinstance(record_id, str) or not re.fullmatch(r"DR-\d{3,}", record_id):
         problems.append(Problem(rel, _key_line(front, "id"), f"id {record_id!r} is not of the form DR-NNN"))
     elif name is None or name.group(1) != record_id:
         problems.append(Problem(rel, _key_line(front, "id"), f"file name must be '{record_id}-slug.md'"))
@@ -594,6 +594,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         ".whl": "application/zip",
     }
     prefix = "/"
+    security_headers = SECURITY_HEADERS
 
     def translate_path(self, path: str) -> str:
         if not path.startswith(self.prefix):
@@ -601,7 +602,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         return super().translate_path("/" + path[len(self.prefix):])
 
     def end_headers(self) -> None:
-        for name, value in SECURITY_HEADERS.items():
+        for name, value in self.security_headers.items():
             self.send_header(name, value)
         # Revalidate every time: cheap 304s, and a new build is never served stale.
         self.send_header("Cache-Control", "no-cache")

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from conftest import wait_for_python
+import build
+from conftest import serve, wait_for_python
 from pyapp import __version__
 
 pytestmark = pytest.mark.browser
@@ -20,3 +21,37 @@ def test_page_boots_python_under_csp_without_leaving_the_site(watched, site, pat
     assert watched.csp_violations == []
     assert watched.foreign_requests == []
     assert watched.errors == []
+
+
+class NoWasmHandler(build.SiteHandler):
+    """A host whose Content-Security-Policy forbids WebAssembly."""
+
+    security_headers = {"Content-Security-Policy": "default-src 'self'; script-src 'self'"}
+
+
+def test_host_forbidding_webassembly_gets_a_clear_message_not_a_hang(browser, dist):
+    served = serve(dist, "/", handler=NoWasmHandler)
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(served.url + "explorer/")
+        status = wait_for_python(page, timeout=build.BOOT_TIMEOUT_MS + 10_000)
+        assert page.get_attribute("#python-status", "data-state") == "error"
+        assert status.startswith("Python could not start:"), status
+        assert "Content-Security-Policy" in status
+    finally:
+        context.close()
+        served.server.shutdown()
+        served.server.server_close()
+
+
+def test_served_with_wasm_and_module_mime_types(site):
+    import urllib.request
+
+    for path, mime in [("pyodide/pyodide.asm.wasm", "application/wasm"), ("pyodide/pyodide.mjs", "text/javascript"),
+                       ("static/js/worker.mjs", "text/javascript")]:
+        with urllib.request.urlopen(site.url + path) as response:
+            assert response.headers["Content-Type"] == mime
+            assert "'wasm-unsafe-eval'" in response.headers["Content-Security-Policy"]
+    with pytest.raises(urllib.error.HTTPError):
+        urllib.request.urlopen(site.origin + "/pyodide/pyodide.mjs")  # outside the /kd/ prefix

@@ -36,6 +36,7 @@ export function startPython() {
       const message = event.data;
       if (message.type === "ready") {
         clearTimeout(timer);
+        performance.mark("python-ready");
         setStatus("ready", `Python ready: Python ${message.python}, pyapp ${message.pyapp}`);
         resolve(message);
       } else if (message.type === "boot-error") {
