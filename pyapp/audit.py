@@ -1,0 +1,414 @@
+"""Audit log entries: plain JSON-able dicts, appended to IndexedDB and exported.
+
+The log is append-only. Three entry types:
+
+``call``      one per call, success or failure, written before anything is shown;
+``decision``  a visitor's verdict (helpful or not, with a note) on an earlier call;
+``cancel``    a visitor cancelled a case of a run (points at the call, if one ran).
+
+Every entry carries ``format`` (:data:`AUDIT_FORMAT`), ``id``, ``type`` and
+``time`` (ISO 8601, UTC, millisecond precision, ``Z`` suffix). Later facts
+about a call are new entries whose ``call_id`` names it; nothing is ever
+edited.
+
+There is no field for the API key. :func:`contains_secret` is the last check
+before a write or an export, and :func:`scrub_secret` removes the key from an
+entry without losing the rest of it.
+
+:func:`validate_entry` is strict (known type, exactly the known keys, types,
+safe id patterns, bounded sizes) so that imported files and possibly corrupt
+stored records are rejected with reasons instead of being half-read.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from .client import CANCELLED, CallOutcome
+from .grading import GROUNDED, INFRA_FAILURE, MODEL_FAILURE, NOT_GROUNDED
+from .providers import ERROR_CLASSES, STOPS, Settings
+
+AUDIT_FORMAT = 1
+
+CALL = "call"
+DECISION = "decision"
+CANCEL = "cancel"
+ENTRY_TYPES = (CALL, DECISION, CANCEL)
+
+OUTCOME_CANCELLED = "cancelled"
+OUTCOMES = (GROUNDED, NOT_GROUNDED, MODEL_FAILURE, INFRA_FAILURE, OUTCOME_CANCELLED)
+ANSWERED = (GROUNDED, NOT_GROUNDED, MODEL_FAILURE)
+
+SEARCH_KINDS = ("nearest", "radius")
+
+MAX_ANSWER_BYTES = 1_000_000
+MAX_NOTE_BYTES = 10_000
+MAX_TEXT_BYTES = 10_000  # message and failure detail
+MAX_NUMBER = 1e12
+
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")
+_HASH_RE = re.compile(r"^[0-9a-f]{64}$")
+_TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
+
+_COMMON_KEYS = ("format", "id", "type", "time")
+CALL_KEYS = _COMMON_KEYS + (
+    "run_id", "case_id", "search", "eval_set_version", "prompt_version", "prompt_hash", "settings",
+    "status", "answer", "stop", "raw_stop_reason", "input_tokens", "output_tokens", "answer_ms",
+    "total_ms", "retries", "outcome", "error", "failure", "message",
+)
+DECISION_KEYS = _COMMON_KEYS + ("call_id", "helpful", "note")
+CANCEL_KEYS = _COMMON_KEYS + ("run_id", "case_id", "call_id")
+SEARCH_KEYS = ("order", "kind", "lon", "lat", "radius")
+_KEYS = {CALL: CALL_KEYS, DECISION: DECISION_KEYS, CANCEL: CANCEL_KEYS}
+
+
+def new_entry_id() -> str:
+    """A fresh random id (uuid4 as 32 hex digits; ``os.urandom`` works under Pyodide)."""
+    return uuid.uuid4().hex
+
+
+def format_time(when: datetime | str) -> str:
+    """``when`` as ``YYYY-MM-DDTHH:MM:SS.mmmZ``; an aware datetime or an already formatted string."""
+    if isinstance(when, str):
+        if not _valid_time(when):
+            raise ValueError(f"time {when!r} is not YYYY-MM-DDTHH:MM:SS.mmmZ")
+        return when
+    if not isinstance(when, datetime) or when.tzinfo is None:
+        raise ValueError("time must be a timezone-aware datetime")
+    utc = when.astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+def ungraded_outcome(outcome: CallOutcome) -> str | None:
+    """The outcome class of a call that produced no answer, or ``None`` when the reply must be graded."""
+    if outcome.reply is not None:
+        return None
+    return OUTCOME_CANCELLED if outcome.error == CANCELLED else INFRA_FAILURE
+
+
+def call_entry(
+    *,
+    entry_id: str,
+    time: datetime | str,
+    run_id: str | None,
+    case_id: str | None,
+    eval_set_version: str | None,
+    prompt: Any,
+    settings: Settings,
+    outcome: CallOutcome,
+    grade_outcome: str,
+    failure: str | None,
+    search: dict | None = None,
+) -> dict:
+    """The audit entry of one call (SPEC §6). ``prompt`` needs ``.version`` and ``.hash``.
+
+    ``search`` ({order, kind, lon, lat, radius}) is required for explorer calls
+    (``run_id`` None) so they can be graded again. Raises ``ValueError`` when the
+    parts contradict each other (e.g. a graded outcome without a reply).
+    """
+    reply = outcome.reply
+    expected = ungraded_outcome(outcome)
+    if expected is not None and grade_outcome != expected:
+        raise ValueError(f"a call without a reply is {expected!r}, not {grade_outcome!r}")
+    if expected is None and grade_outcome not in ANSWERED:
+        raise ValueError(f"a call with a reply must be graded, not {grade_outcome!r}")
+    message = outcome.message
+    answer = None if reply is None else reply.text
+    if answer is not None and len(answer.encode("utf-8")) > MAX_ANSWER_BYTES:
+        size = len(answer.encode("utf-8"))
+        answer = _cut(answer, MAX_ANSWER_BYTES)
+        message = f"The answer was {size:,} bytes; the log keeps its first {MAX_ANSWER_BYTES:,}. {message}"
+    entry = {
+        "format": AUDIT_FORMAT,
+        "id": entry_id,
+        "type": CALL,
+        "time": format_time(time),
+        "run_id": run_id,
+        "case_id": case_id,
+        "search": None if search is None else {k: search.get(k) for k in SEARCH_KEYS},
+        "eval_set_version": eval_set_version,
+        "prompt_version": prompt.version,
+        "prompt_hash": prompt.hash,
+        "settings": settings.to_dict(),
+        "status": outcome.status,
+        "answer": answer,
+        "stop": None if reply is None else reply.stop,
+        "raw_stop_reason": None if reply is None else _cut(reply.raw_stop_reason, 200),
+        "input_tokens": None if reply is None else reply.input_tokens,
+        "output_tokens": None if reply is None else reply.output_tokens,
+        "answer_ms": outcome.answer_ms,
+        "total_ms": outcome.total_ms,
+        "retries": outcome.retries,
+        "outcome": grade_outcome,
+        "error": outcome.error,
+        "failure": _cut(failure, MAX_TEXT_BYTES),
+        "message": _cut(message, MAX_TEXT_BYTES),
+    }
+    _raise_if_invalid(entry)
+    return entry
+
+
+def decision_entry(entry_id: str, time: datetime | str, call_id: str, helpful: bool, note: str) -> dict:
+    """A visitor's verdict on the call ``call_id``; ``ValueError`` if the note is too long."""
+    entry = {
+        "format": AUDIT_FORMAT,
+        "id": entry_id,
+        "type": DECISION,
+        "time": format_time(time),
+        "call_id": call_id,
+        "helpful": helpful,
+        "note": note,
+    }
+    _raise_if_invalid(entry)
+    return entry
+
+
+def cancel_entry(
+    entry_id: str, time: datetime | str, run_id: str, case_id: str, call_id: str | None = None
+) -> dict:
+    """The visitor cancelled ``case_id`` of ``run_id`` (during call ``call_id``, if one was running)."""
+    entry = {
+        "format": AUDIT_FORMAT,
+        "id": entry_id,
+        "type": CANCEL,
+        "time": format_time(time),
+        "run_id": run_id,
+        "case_id": case_id,
+        "call_id": call_id,
+    }
+    _raise_if_invalid(entry)
+    return entry
+
+
+def _raise_if_invalid(entry: dict) -> None:
+    problems = validate_entry(entry)
+    if problems:
+        raise ValueError("; ".join(problems))
+
+
+def _cut(text: str | None, limit: int) -> str | None:
+    if text is None:
+        return None
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    return data[:limit].decode("utf-8", errors="ignore")
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _valid_time(value: Any) -> bool:
+    if not isinstance(value, str) or not _TIME_RE.match(value):
+        return False
+    try:
+        datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ")
+    except ValueError:
+        return False
+    return True
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+
+
+class _Checker:
+    def __init__(self, obj: dict):
+        self.obj = obj
+        self.problems: list[str] = []
+
+    def fail(self, key: str, text: str) -> None:
+        self.problems.append(f"{key}: {text}")
+
+    def id(self, key: str, *, optional: bool = False) -> None:
+        value = self.obj.get(key)
+        if value is None and optional:
+            return
+        if not isinstance(value, str) or not _ID_RE.match(value):
+            self.fail(key, "must be 1-64 letters, digits or _.:- (starting with a letter or digit)")
+
+    def text(self, key: str, limit: int, *, optional: bool = False) -> None:
+        value = self.obj.get(key)
+        if value is None and optional:
+            return
+        if not isinstance(value, str):
+            self.fail(key, "must be text")
+        elif len(value) > limit or len(value.encode("utf-8")) > limit:
+            self.fail(key, f"is longer than {limit:,} bytes")
+
+    def int_range(self, key: str, low: int, high: float, *, optional: bool = False) -> None:
+        value = self.obj.get(key)
+        if value is None and optional:
+            return
+        if not _is_int(value) or not low <= value <= high:
+            self.fail(key, f"must be a whole number from {low} to {high:g}")
+
+    def ms(self, key: str, *, optional: bool = False) -> None:
+        value = self.obj.get(key)
+        if value is None and optional:
+            return
+        if not _is_number(value) or not 0 <= value <= MAX_NUMBER:
+            self.fail(key, "must be a non-negative number of milliseconds")
+
+    def choice(self, key: str, options: tuple, *, optional: bool = False) -> None:
+        value = self.obj.get(key)
+        if value is None and optional:
+            return
+        if not isinstance(value, str) or value not in options:
+            self.fail(key, f"must be one of {', '.join(options)}")
+
+
+def validate_entry(obj: Any) -> list[str]:
+    """Every problem with ``obj`` as an audit entry (empty list: valid). Never raises."""
+    if not isinstance(obj, dict):
+        return ["entry: must be an object"]
+    kind = obj.get("type")
+    if not isinstance(kind, str) or kind not in ENTRY_TYPES:
+        return [f"type: must be one of {', '.join(ENTRY_TYPES)}"]
+    allowed = _KEYS[kind]
+    problems = []
+    missing = [k for k in allowed if k not in obj]
+    unknown = sorted(str(k)[:40] for k in obj if k not in allowed)
+    if missing:
+        problems.append(f"entry: missing keys {', '.join(missing)}")
+    if unknown:
+        problems.append(f"entry: unknown keys {', '.join(unknown)}")
+    if problems:
+        return problems
+    check = _Checker(obj)
+    if not _is_int(obj["format"]) or obj["format"] != AUDIT_FORMAT:
+        check.fail("format", f"must be {AUDIT_FORMAT}")
+    check.id("id")
+    if not _valid_time(obj["time"]):
+        check.fail("time", "must be a UTC time like 2026-12-02T16:40:00.000Z")
+    if kind == CALL:
+        _check_call(check)
+    elif kind == DECISION:
+        check.id("call_id")
+        if not isinstance(obj["helpful"], bool):
+            check.fail("helpful", "must be true or false")
+        check.text("note", MAX_NOTE_BYTES)
+    else:
+        check.id("run_id")
+        check.id("case_id")
+        check.id("call_id", optional=True)
+    return check.problems
+
+
+def _check_call(check: _Checker) -> None:
+    obj = check.obj
+    check.id("run_id", optional=True)
+    check.id("case_id", optional=True)
+    check.id("eval_set_version", optional=True)
+    check.id("prompt_version")
+    if not isinstance(obj["prompt_hash"], str) or not _HASH_RE.match(obj["prompt_hash"]):
+        check.fail("prompt_hash", "must be 64 lowercase hex digits")
+    _check_search(check, obj["search"])
+    if obj["run_id"] is None and obj["search"] is None:
+        check.fail("search", "is required for a call outside a run")
+    if obj["run_id"] is not None and (obj["case_id"] is None or obj["eval_set_version"] is None):
+        check.fail("case_id", "a call in a run needs case_id and eval_set_version")
+    try:
+        Settings.from_dict(obj["settings"])
+    except (TypeError, ValueError) as exc:
+        check.fail("settings", str(exc)[:200])
+    check.int_range("status", 100, 599, optional=True)
+    check.text("answer", MAX_ANSWER_BYTES, optional=True)
+    check.choice("stop", STOPS, optional=True)
+    check.text("raw_stop_reason", 200, optional=True)
+    check.int_range("input_tokens", 0, MAX_NUMBER, optional=True)
+    check.int_range("output_tokens", 0, MAX_NUMBER, optional=True)
+    check.ms("answer_ms", optional=True)
+    check.ms("total_ms")
+    check.int_range("retries", 0, 1000)
+    check.choice("outcome", OUTCOMES)
+    check.choice("error", ERROR_CLASSES + (CANCELLED,), optional=True)
+    check.text("failure", MAX_TEXT_BYTES, optional=True)
+    check.text("message", MAX_TEXT_BYTES)
+    outcome, error = obj["outcome"], obj["error"]
+    answered = isinstance(obj["answer"], str) and obj["stop"] is not None
+    if outcome in ANSWERED and (error is not None or not answered):
+        check.fail("outcome", f"{outcome} needs an answer and a stop, and no error")
+    if outcome == INFRA_FAILURE and (error is None or error == CANCELLED or obj["answer"] is not None):
+        check.fail("outcome", "infrastructure_failure needs an error class and no answer")
+    if outcome == OUTCOME_CANCELLED and (error != CANCELLED or obj["answer"] is not None):
+        check.fail("outcome", "cancelled needs error 'cancelled' and no answer")
+
+
+def _check_search(check: _Checker, search: Any) -> None:
+    if search is None:
+        return
+    if not isinstance(search, dict) or sorted(search) != sorted(SEARCH_KEYS):
+        check.fail("search", f"must be an object with exactly {', '.join(SEARCH_KEYS)}")
+        return
+    if not isinstance(search["order"], str) or not _ID_RE.match(search["order"]):
+        check.fail("search.order", "must be an insertion order name")
+    if search["kind"] not in SEARCH_KINDS:
+        check.fail("search.kind", f"must be one of {', '.join(SEARCH_KINDS)}")
+    for axis, bound in (("lon", 180), ("lat", 90)):
+        value = search[axis]
+        if not _is_number(value) or not -bound <= value <= bound:
+            check.fail(f"search.{axis}", f"must be a number from -{bound} to {bound}")
+    radius = search["radius"]
+    if search["kind"] == "radius" and not (_is_number(radius) and 0 < radius <= 180):
+        check.fail("search.radius", "a radius search needs a positive radius")
+    if search["kind"] == "nearest" and radius is not None:
+        check.fail("search.radius", "must be null for a nearest search")
+
+
+# --------------------------------------------------------------------------- the key
+
+
+def _strings(obj: Any):
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(obj, (list, tuple)):
+        for item in obj:
+            yield from _strings(item)
+
+
+def contains_secret(obj: Any, key: str | None) -> bool:
+    """True if the key (or its trimmed form) occurs in any string inside ``obj`` (dicts, lists, text)."""
+    variants = {v for v in (key or "", (key or "").strip()) if v}
+    return any(v in s for s in _strings(obj) for v in variants)
+
+
+def scrub_secret(obj: Any, key: str | None) -> Any:
+    """A copy of ``obj`` with every occurrence of the key replaced by ``[redacted]``."""
+    variants = sorted({v for v in (key or "", (key or "").strip()) if v}, key=len, reverse=True)
+    if not variants:
+        return obj
+
+    def scrub_text(text: str) -> str:
+        for variant in variants:
+            marker = "[redacted]" if variant not in "[redacted]" else "[hidden]"
+            for _ in range(8):
+                if variant not in text:
+                    break
+                text = text.replace(variant, marker)
+            if variant in text:
+                return "[withheld]" if variant not in "[withheld]" else ""
+        return text
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return scrub_text(value)
+        if isinstance(value, dict):
+            return {walk(k): walk(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [walk(v) for v in value]
+        return value
+
+    return walk(obj)
