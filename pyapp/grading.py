@@ -1,0 +1,132 @@
+"""Grading one model answer into an outcome class (DR-005).
+
+The order of the rules matters and is part of the contract:
+
+1. the provider says the answer hit the token limit -> model failure, truncated
+   (even if the text happens to parse: the model did not finish);
+2. the provider says the model refused -> model failure, refusal;
+3. the text is not one JSON value (after removing at most one code fence that
+   wraps the whole text) -> model failure, invalid JSON;
+4. the value does not fit the answer schema -> model failure, schema mismatch;
+5. otherwise the five checks run: grounded if all pass, else not grounded.
+
+Infrastructure failures (key, quota, network, rate limits) never reach this
+module: the client decides them, and only the constant lives here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from pyapp.checks import CheckResult, Facts, run_checks
+from pyapp.schema_check import validate_answer
+
+GROUNDED = "grounded"
+NOT_GROUNDED = "not_grounded"
+MODEL_FAILURE = "model_failure"
+INFRA_FAILURE = "infrastructure_failure"
+OUTCOMES = (GROUNDED, NOT_GROUNDED, MODEL_FAILURE, INFRA_FAILURE)
+
+INVALID_JSON = "invalid_json"
+TRUNCATED = "truncated"
+REFUSAL = "refusal"
+SCHEMA_MISMATCH = "schema_mismatch"
+FAILURES = (INVALID_JSON, TRUNCATED, REFUSAL, SCHEMA_MISMATCH)
+
+# Provider stop reasons, already mapped by the client.
+STOP_END = "end"
+STOP_MAX_TOKENS = "max_tokens"
+STOP_REFUSAL = "refusal"
+STOP_OTHER = "other"
+
+# One fence around the whole answer, with an optional "json" tag; nothing else.
+_FENCE = re.compile(r"\A```(?:json|JSON)?[ \t]*\n(?P<body>.*)\n```\Z", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The outcome of one answer.
+
+    ``failure`` names the model failure (None otherwise); ``checks`` is empty for
+    model failures; ``claims`` is the parsed answer once it is valid JSON;
+    ``walkthrough`` is the prose once the answer fits the schema; ``detail`` says
+    in a sentence why a model failure happened.
+    """
+
+    outcome: str
+    failure: str | None
+    checks: tuple[CheckResult, ...]
+    claims: dict | None
+    walkthrough: str | None
+    detail: str = ""
+
+    @property
+    def failed_checks(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.checks if not c.passed)
+
+    def to_json(self) -> dict:
+        return {
+            "outcome": self.outcome,
+            "failure": self.failure,
+            "detail": self.detail,
+            "checks": [c.to_json() for c in self.checks],
+            "failed_checks": list(self.failed_checks),
+        }
+
+
+def grade_answer(text: str, stop: str, facts: Facts) -> Grade:
+    """Grade the answer ``text`` that stopped for ``stop`` against ``facts`` (rules in the module doc)."""
+    if stop == STOP_MAX_TOKENS:
+        return _failure(TRUNCATED, "the answer stopped at the token limit before it was finished")
+    if stop == STOP_REFUSAL:
+        return _failure(REFUSAL, "the model declined to answer")
+    try:
+        claims = parse_answer(text)
+    except ValueError as exc:
+        return _failure(INVALID_JSON, f"the answer is not valid JSON: {exc}")
+    errors = validate_answer(claims)
+    if errors:
+        parsed = claims if isinstance(claims, dict) else None
+        return _failure(SCHEMA_MISMATCH, "the answer does not fit the schema: " + "; ".join(errors), parsed)
+    results = run_checks(claims, facts)
+    outcome = GROUNDED if all(r.passed for r in results) else NOT_GROUNDED
+    return Grade(outcome, None, results, claims, claims["walkthrough"])
+
+
+def parse_answer(text: str) -> object:
+    """The JSON value of an answer; raises ValueError with a short reason.
+
+    Strict JSON (no NaN or Infinity, no repeated keys); surrounding whitespace and
+    one code fence wrapping the whole text are allowed.
+    """
+    body = text.strip()
+    match = _FENCE.match(body)
+    if match:
+        body = match.group("body").strip()
+    if not body:
+        raise ValueError("the answer is empty")
+    try:
+        return json.loads(body, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except RecursionError:
+        raise ValueError("the answer is nested too deeply") from None
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not allowed in JSON")
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f'the key "{key}" appears twice in one object')
+        out[key] = value
+    return out
+
+
+def _failure(failure: str, detail: str, claims: dict | None = None) -> Grade:
+    return Grade(MODEL_FAILURE, failure, (), claims, None, detail)
