@@ -54,7 +54,7 @@ def test_a_good_answer_fits_the_schema() -> None:
                      'cited_steps[0] is missing field "node_id"', id="cited-missing-node"),
         pytest.param({"cited_steps": [{"step": 1, "action": "visit", "node_id": 10, "why": "x"}]},
                      'cited_steps[0] has unexpected field "why"', id="cited-extra-field"),
-        pytest.param({"notes": "", "confidence": 0.9}, 'unexpected fields "confidence", "notes"', id="extras"),
+        pytest.param({"notes": "", "score": 0.9}, 'unexpected fields "notes", "score"', id="extras"),
     ],
 )
 def test_schema_rejects(change: dict, message: str) -> None:
