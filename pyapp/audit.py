@@ -29,7 +29,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .client import CANCELLED, CallOutcome
-from .grading import GROUNDED, INFRA_FAILURE, MODEL_FAILURE, NOT_GROUNDED
 from .providers import ERROR_CLASSES, STOPS, Settings
 
 AUDIT_FORMAT = 1
@@ -39,6 +38,12 @@ DECISION = "decision"
 CANCEL = "cancel"
 ENTRY_TYPES = (CALL, DECISION, CANCEL)
 
+# The outcome classes of pyapp.grading, spelled out here because they are part
+# of the stored format (a test keeps the two in step).
+GROUNDED = "grounded"
+NOT_GROUNDED = "not_grounded"
+MODEL_FAILURE = "model_failure"
+INFRA_FAILURE = "infrastructure_failure"
 OUTCOME_CANCELLED = "cancelled"
 OUTCOMES = (GROUNDED, NOT_GROUNDED, MODEL_FAILURE, INFRA_FAILURE, OUTCOME_CANCELLED)
 ANSWERED = (GROUNDED, NOT_GROUNDED, MODEL_FAILURE)
