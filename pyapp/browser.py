@@ -41,3 +41,140 @@ async def handle(name: str, args_json: str) -> str:
 @op
 def version() -> dict:
     return json.loads(hello())
+
+
+@op
+def tree_view(order: str) -> dict:
+    from .explorer import tree_view as view
+
+    return view(order)
+
+
+@op
+def search_view(order: str, kind: str, lon: float, lat: float, radius: float | None = None) -> dict:
+    from .explorer import search_view as view
+
+    return view(order, kind, lon, lat, radius)
+
+
+# --- the audited client in the worker (DR-005) --------------------------------------
+
+REQUEST_TIMEOUT_MS = 120_000
+
+
+async def transport(request):
+    """Send one HTTP request with ``fetch``; abortable by the page's cancel button."""
+    from kdt_worker import cancel_requested, new_signal
+    from pyodide.http import pyfetch
+
+    from .client import Cancelled, HttpResponse, NetworkError
+
+    try:
+        response = await pyfetch(request.url, method=request.method, headers=request.headers, body=request.body,
+                                 signal=new_signal(REQUEST_TIMEOUT_MS))
+        body = await response.string()
+    except Exception as exc:  # fetch rejects with a TypeError or an AbortError; neither carries the key
+        if cancel_requested():
+            raise Cancelled() from None
+        name = type(exc).__name__
+        reason = "no answer within the time limit" if "Abort" in name or "Timeout" in name else "the request failed"
+        raise NetworkError(f"{reason} (a network error, or the server refused the browser's request)") from None
+    return HttpResponse(response.status, dict(response.headers), body)
+
+
+async def sleep(seconds: float) -> None:
+    """Wait, in short slices so that a cancel is noticed at once."""
+    import asyncio
+    import time
+
+    from kdt_worker import cancel_requested
+
+    from .client import Cancelled
+
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        if cancel_requested():
+            raise Cancelled()
+        await asyncio.sleep(min(left, 0.1))
+
+
+def clock_ms() -> float:
+    import time
+
+    return time.monotonic() * 1000
+
+
+def cancelled() -> bool:
+    from kdt_worker import cancel_requested
+
+    return bool(cancel_requested())
+
+
+async def append_entries(entries: list[dict]) -> None:
+    """Append to the IndexedDB audit log; a failed write is an error the visitor sees."""
+    from kdt_audit_store import append
+
+    try:
+        await append(json.dumps(entries))
+    except Exception as exc:
+        raise RuntimeError(
+            f"The audit log could not be written ({type(exc).__name__}); browser storage may be full or "
+            "blocked. Nothing was shown, so nothing unrecorded was used."
+        ) from None
+
+
+async def read_entries() -> tuple[list[dict], int]:
+    """Every valid audit entry, oldest first, and the number of unreadable ones skipped."""
+    from kdt_audit_store import readAll
+
+    from .audit import validate_entry
+
+    entries, corrupt = [], 0
+    for text in json.loads(await readAll()):
+        try:
+            entry = json.loads(text)
+        except (TypeError, ValueError):
+            corrupt += 1
+            continue
+        if validate_entry(entry):
+            corrupt += 1
+        else:
+            entries.append(entry)
+    return entries, corrupt
+
+
+@op
+async def explain(search: dict, settings: dict, api_key: str | None) -> dict:
+    from .providers import Settings
+    from .walkthrough import explain as explain_search
+
+    explained = await explain_search(
+        search, Settings.from_dict(settings), api_key, transport=transport, sleep=sleep, clock=clock_ms,
+        append=append_entries, cancelled=cancelled,
+    )
+    return explained.to_json()
+
+
+@op
+async def record_decision(call_id: str, helpful: bool, note: str) -> dict:
+    from datetime import UTC, datetime
+
+    from .audit import decision_entry, new_entry_id
+
+    entry = decision_entry(new_entry_id(), datetime.now(UTC), call_id, helpful, note)
+    await append_entries([entry])
+    return entry
+
+
+@op
+async def audit_log() -> dict:
+    entries, corrupt = await read_entries()
+    return {"entries": entries, "corrupt": corrupt}
+
+
+@op
+async def export_audit(format: str, run_id: str | None = None) -> str:  # noqa: A002 (the page's word)
+    from .export import export_csv, export_json
+
+    entries, _ = await read_entries()
+    return export_json(entries, run_id) if format == "json" else export_csv(entries, run_id)

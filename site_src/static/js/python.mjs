@@ -60,15 +60,18 @@ export function startPython() {
 
   return {
     ready,
-    /** Call the pyapp operation `op` with JSON-able `args`; resolves with its JSON-able value. */
-    call(op, args = {}) {
+    /**
+     * Call the pyapp operation `op` with JSON-able `args`; resolves with its JSON-able value.
+     * A `cancellable` call is the one that `cancel()` stops.
+     */
+    call(op, args = {}, { cancellable = false } = {}) {
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        worker.postMessage({ type: "call", id, op, args });
+        worker.postMessage({ type: "call", id, op, args, cancellable });
       });
     },
-    /** Ask the running operation with call id `id` (or all) to stop. */
+    /** Ask the running cancellable operation to stop. */
     cancel() {
       worker.postMessage({ type: "cancel" });
     },

@@ -5,6 +5,7 @@ import * as auditStore from "./audit-store.mjs";
 let pyodide = null;
 let browser = null;
 let cancelRequested = false;
+let aborter = new AbortController();
 
 // Without 'wasm-unsafe-eval' loadPyodide hangs instead of failing: report the
 // violation at once (the page also has its own time limit).
@@ -30,6 +31,7 @@ async function boot({ pyapp, wheels }) {
   pyodide.registerJsModule("kdt_worker", {
     emit: (json) => self.postMessage({ type: "event", event: JSON.parse(json) }),
     cancel_requested: () => cancelRequested,
+    new_signal: (timeoutMs) => AbortSignal.any([aborter.signal, AbortSignal.timeout(timeoutMs)]),
   });
   pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide/app')");
   browser = pyodide.pyimport("pyapp.browser");
@@ -46,8 +48,12 @@ self.addEventListener("message", async (event) => {
     }
   } else if (message.type === "cancel") {
     cancelRequested = true;
+    aborter.abort();
   } else if (message.type === "call") {
-    cancelRequested = false;
+    if (message.cancellable) {
+      cancelRequested = false;
+      aborter = new AbortController();
+    }
     try {
       const value = await browser.handle(message.op, JSON.stringify(message.args));
       self.postMessage({ type: "result", id: message.id, ok: true, value: JSON.parse(value) });
