@@ -1,0 +1,277 @@
+"""The fixed, seeded set of twenty searches the evaluation page asks a model about (DR-006).
+
+Four kinds of search, each on all five insertion orders (``pyapp.kdtree.ORDERS``):
+
+- ``near-business``: nearest neighbour of a point beside a business: a business
+  drawn from the data file, moved by up to ``NEAR_OFFSET`` degrees on each axis;
+- ``anywhere``: nearest neighbour of a point drawn uniformly in the data's
+  bounding box;
+- ``radius-small``: radius 0.0005° around a point beside a business, drawn like
+  ``near-business``. The offset is smaller than the radius, so the business
+  itself is always inside and the answer always has ids to list (a uniform point
+  finds nothing within 0.0005° about 44% of the time in this data, which would
+  make most of the kind test only the empty answer);
+- ``radius-large``: radius 0.003° around a point drawn uniformly in the bounding
+  box: long traces and many ids to list.
+
+Each kind draws its five points, in order, from its own generator
+``random.Random(f"{SEED}:{kind}")`` (a text seed is hashed with SHA-512, the
+same on every platform and on Pyodide), using only ``Random.random()``, the one
+output Python promises to keep stable. Point i of a kind goes with order i of
+``ORDERS``, so the twenty cases are twenty different searches; changing one
+kind's rule or stream never moves another kind's points. Coordinates are
+rounded to 7 decimals (about 1 cm) so they print the same everywhere.
+
+Case ids run C01-C05 for the first kind (orders in ``ORDERS`` order), C06-C10
+for the second, and so on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from pyapp.checks import Facts, facts_for
+from pyapp.geodata import bounding_box, load_businesses
+from pyapp.kdtree import ORDERS
+from pyapp.prompt import MAX_STEPS, Prompt, build_prompt
+from pyapp.search import SearchResult, search
+
+EVAL_SET_VERSION = "explain-eval-v2"
+SEED = 2026
+COORD_DECIMALS = 7
+NEAR_OFFSET = 0.0001  # degrees on each axis: at most 11 m north-south, 6 m east-west at 60° N
+
+NEAR_BUSINESS = "near-business"
+ANYWHERE = "anywhere"
+RADIUS_SMALL = "radius-small"
+RADIUS_LARGE = "radius-large"
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of case: how its query points are drawn and which search they get."""
+
+    name: str
+    label: str
+    search_kind: str
+    radius: float | None
+    near_business: bool
+
+
+KINDS = (
+    Kind(NEAR_BUSINESS, "nearest near a business", "nearest", None, True),
+    Kind(ANYWHERE, "nearest anywhere in the city", "nearest", None, False),
+    Kind(RADIUS_SMALL, "radius 0.0005°", "radius", 0.0005, True),
+    Kind(RADIUS_LARGE, "radius 0.003°", "radius", 0.003, False),
+)
+KIND_NAMES = tuple(k.name for k in KINDS)
+_KIND = {k.name: k for k in KINDS}
+
+_ORDER_NOTES = {
+    "file": "inserted in file order (ascending OSM id)",
+    "lon-sorted": "inserted sorted by longitude",
+    "lat-sorted": "inserted sorted by latitude",
+    "shuffled": "inserted in a seeded random order",
+    "median-first": "inserted median first, so balanced",
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One search of the set; ``radius`` is None for nearest searches."""
+
+    case_id: str
+    kind: str
+    order: str
+    lon: float
+    lat: float
+    radius: float | None
+    why_it_matters: str
+
+    @property
+    def search_kind(self) -> str:
+        return _KIND[self.kind].search_kind
+
+    def to_json(self) -> dict:
+        return {
+            "case_id": self.case_id,
+            "kind": self.kind,
+            "order": self.order,
+            "lon": self.lon,
+            "lat": self.lat,
+            "radius": self.radius,
+            "why_it_matters": self.why_it_matters,
+        }
+
+
+def stream_seed(kind: str) -> str:
+    """The seed text of ``kind``'s own generator."""
+    return f"{SEED}:{kind}"
+
+
+@dataclass(frozen=True)
+class _Draw:
+    lon: float
+    lat: float
+    source_id: int | None  # the business a near-business point was drawn beside
+
+
+def _round(x: float) -> float:
+    return round(x, COORD_DECIMALS)
+
+
+def draw_points(kind: Kind, rng: random.Random, count: int = len(ORDERS)) -> list[_Draw]:
+    """``count`` query points for ``kind`` from ``rng``, in draw order (module doc gives the rules)."""
+    points = load_businesses()
+    box = bounding_box(points)
+    draws = []
+    for _ in range(count):
+        if kind.near_business:
+            # min() guards the float product against ever reaching len(points)
+            b = points[min(len(points) - 1, int(rng.random() * len(points)))]
+            dx = (2.0 * rng.random() - 1.0) * NEAR_OFFSET
+            dy = (2.0 * rng.random() - 1.0) * NEAR_OFFSET
+            draws.append(_Draw(_round(b.lon + dx), _round(b.lat + dy), b.id))
+        else:
+            lon = box.min_lon + rng.random() * (box.max_lon - box.min_lon)
+            lat = box.min_lat + rng.random() * (box.max_lat - box.min_lat)
+            draws.append(_Draw(_round(lon), _round(lat), None))
+    return draws
+
+
+def _why(kind: Kind, draw: _Draw, result: SearchResult, prompt: Prompt) -> str:
+    """One line on what this particular case tests, from its own search."""
+    ids = [n.id for n in result.result]
+    if kind.name == NEAR_BUSINESS:
+        if ids and ids[0] == draw.source_id:
+            what = "Nearest beside a business, which is itself the answer"
+        else:
+            what = "Nearest beside a business, yet another point is closer and must be named"
+    elif kind.name == ANYWHERE:
+        what = f"Nearest from an arbitrary spot, {result.result[0].distance:.5f}° from any business"
+    else:
+        count = len(ids)
+        listed = "one id" if count == 1 else f"{count} ids"
+        what = f"Radius {kind.radius:g}° with {listed} to list"
+    depth = result.tree.depth
+    tree = f"on a tree of depth {depth} {_ORDER_NOTES.get(result.order, result.order)}"
+    if prompt.cut:
+        trace = (f"the {prompt.steps_total}-step trace is cut at {MAX_STEPS}, so the counts must be taken "
+                 "from the cut marker")
+    else:
+        trace = f"all {prompt.steps_total} steps are sent and can be cited"
+    return f"{what}, {tree}; {trace}."
+
+
+def build_cases(seed_for: Callable[[str], str] = stream_seed) -> tuple[Case, ...]:
+    """The twenty cases, drawing each kind's points from ``random.Random(seed_for(kind))``.
+
+    ``seed_for`` exists so tests can show that one kind's stream moves no other kind.
+    """
+    cases = []
+    number = 1
+    for kind in KINDS:
+        rng = random.Random(seed_for(kind.name))
+        for order, draw in zip(ORDERS, draw_points(kind, rng), strict=True):
+            result = search(order, kind.search_kind, draw.lon, draw.lat, kind.radius)
+            why = _why(kind, draw, result, build_prompt(result))
+            cases.append(Case(f"C{number:02d}", kind.name, order, draw.lon, draw.lat, kind.radius, why))
+            number += 1
+    return tuple(cases)
+
+
+@lru_cache(maxsize=1)
+def cases() -> tuple[Case, ...]:
+    """The set ``EVAL_SET_VERSION``: C01-C20, built once."""
+    return build_cases()
+
+
+@lru_cache(maxsize=1)
+def _by_id() -> dict[str, Case]:
+    return {c.case_id: c for c in cases()}
+
+
+def case_ids() -> tuple[str, ...]:
+    return tuple(c.case_id for c in cases())
+
+
+def case(case_id: str) -> Case:
+    """The case named ``case_id``; ``ValueError`` for an unknown id."""
+    found = _by_id().get(case_id)
+    if found is None:
+        raise ValueError(f"no case {case_id!r} in {EVAL_SET_VERSION}; the cases are C01 to C{len(cases()):02d}")
+    return found
+
+
+def kind_of(name: str) -> Kind:
+    return _KIND[name]
+
+
+@lru_cache(maxsize=32)
+def case_search(c: Case) -> SearchResult:
+    """The search of case ``c`` on the data tree of its order."""
+    return search(c.order, c.search_kind, c.lon, c.lat, c.radius)
+
+
+@lru_cache(maxsize=32)
+def case_prompt(c: Case) -> Prompt:
+    """The exact prompt the site sends for case ``c`` today."""
+    return build_prompt(case_search(c))
+
+
+@lru_cache(maxsize=32)
+def case_facts(c: Case) -> Facts:
+    """What the checks compare an answer for case ``c`` with."""
+    return facts_for(case_search(c), case_prompt(c))
+
+
+def evalset_table() -> list[dict]:
+    """One row per case for review: the case, its trace length and prompt, and whether the trace is cut."""
+    rows = []
+    for c in cases():
+        result = case_search(c)
+        prompt = case_prompt(c)
+        rows.append({
+            **c.to_json(),
+            "kind_label": _KIND[c.kind].label,
+            "tree_depth": result.tree.depth,
+            "results": len(result.result),
+            "steps": len(result.trace),
+            "steps_sent": prompt.steps_sent,
+            "over_limit": len(result.trace) > MAX_STEPS,
+            "prompt_chars": len(prompt.system) + len(prompt.user),
+            "prompt_version": prompt.version,
+            "prompt_hash": prompt.hash,
+        })
+    return rows
+
+
+def evalset_summary(table: list[dict] | None = None) -> dict:
+    """Counts over the table: cases, traces longer than ``MAX_STEPS``, total prompt size of one run."""
+    rows = evalset_table() if table is None else table
+    return {
+        "eval_set_version": EVAL_SET_VERSION,
+        "seed": SEED,
+        "cases": len(rows),
+        "max_steps": MAX_STEPS,
+        "over_limit": sum(1 for r in rows if r["over_limit"]),
+        "prompt_chars": sum(r["prompt_chars"] for r in rows),
+    }
+
+
+# The fields whose change means a different set (the prompt has its own version).
+_PINNED_FIELDS = ("case_id", "kind", "order", "lon", "lat", "radius", "why_it_matters", "steps", "results")
+
+
+def evalset_fingerprint(table: list[dict] | None = None) -> str:
+    """sha256 over the pinned fields of every row; a committed test pins it."""
+    rows = evalset_table() if table is None else table
+    body = [[r[f] for f in _PINNED_FIELDS] for r in rows]
+    text = json.dumps([EVAL_SET_VERSION, SEED, body], separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+

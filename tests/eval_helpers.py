@@ -1,0 +1,203 @@
+"""Audit entries for the evaluation tests and benchmark, and a way to run pyapp under Pyodide in node.
+
+``answer_for`` writes the answer a faithful model would give for a case (from the
+case's facts), optionally with one claim wrong; ``call`` and ``cancel`` build
+entries that must pass ``pyapp.audit.validate_entry`` (they raise otherwise, so a
+change of the audit format shows up here first).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from datetime import UTC, datetime, timedelta
+from itertools import count
+from pathlib import Path
+
+from pyapp import audit
+from pyapp.evalset import EVAL_SET_VERSION, case, case_facts, case_prompt
+
+REPO = Path(__file__).resolve().parent.parent
+PYODIDE = REPO / "node_modules" / "pyodide" / "pyodide.mjs"
+FASTJSONSCHEMA_WHEEL = next((REPO / "vendor").glob("fastjsonschema-*.whl"), None)
+
+SETTINGS = {"provider": "anthropic", "model": "claude-test-1", "max_tokens": 4000, "temperature": 0.0,
+            "base_url": None}
+OTHER_SETTINGS = {"provider": "openai", "model": "gpt-test-1", "max_tokens": 4000, "temperature": 0.0,
+                  "base_url": None}
+START = datetime(2026, 12, 2, 10, 0, 0, tzinfo=UTC)
+WRONG_CLAIMS = ("result", "distance", "nodes_visited", "subtrees_pruned", "cited_steps")
+
+_ids = count(1)
+
+
+def at(seconds: float) -> str:
+    """An audit time ``seconds`` after START."""
+    return audit.format_time(START + timedelta(seconds=seconds))
+
+
+def answer_for(case_id: str, wrong: str | None = None, prose: str = "", cite: int = 3) -> str:
+    """A JSON answer for ``case_id`` whose claims are all right, except ``wrong`` (one of WRONG_CLAIMS)."""
+    facts = case_facts(case(case_id))
+    steps = facts.sent_steps[:cite]
+    claims = {
+        "walkthrough": prose or (
+            f"The search starts at the root in step 1 and visits {facts.nodes_visited} nodes; "
+            f"it prunes {facts.subtrees_pruned} subtrees. Step {steps[-1].step} is the last one cited."
+        ),
+        "result_ids": list(facts.result_ids),
+        "distance": facts.distance,
+        "nodes_visited": facts.nodes_visited,
+        "subtrees_pruned": facts.subtrees_pruned,
+        "cited_steps": [{"step": s.step, "action": s.action, "node_id": s.node_id} for s in steps],
+    }
+    if wrong == "result":
+        claims["result_ids"] = [i + 1 for i in facts.result_ids] or [1]
+    elif wrong == "distance":
+        claims["distance"] = (facts.distance or 0.0) + 0.001
+    elif wrong == "nodes_visited":
+        claims["nodes_visited"] += 1
+    elif wrong == "subtrees_pruned":
+        claims["subtrees_pruned"] += 1
+    elif wrong == "cited_steps":
+        claims["cited_steps"] = [{"step": facts.steps_total + 5, "action": "visit", "node_id": 1}]
+    elif wrong is not None:
+        raise ValueError(wrong)
+    return json.dumps(claims)
+
+
+def call(run_id: str | None, case_id: str, *, outcome: str = "grounded", answer: str | None = None,
+         stop: str = "end", time: float | str = 0.0, entry_id: str | None = None, answer_ms: float | None = 900.0,
+         total_ms: float = 1000.0, error: str | None = None, status: int | None = 200,
+         settings: dict | None = None, prompt_hash: str | None = None, prompt_version: str | None = None,
+         eval_set_version: str = EVAL_SET_VERSION, tokens: tuple[int, int] = (5000, 600),
+         retries: int = 0, message: str = "") -> dict:
+    """A call entry; ``outcome`` is the logged class (answered ones get a faithful answer by default)."""
+    prompt = case_prompt(case(case_id)) if prompt_hash is None or prompt_version is None else None
+    answered = outcome in audit.ANSWERED
+    if answered and answer is None:
+        answer = answer_for(case_id)
+    if outcome == audit.INFRA_FAILURE:
+        error = error or "server"
+        status = 500 if status == 200 else status
+    if outcome == audit.OUTCOME_CANCELLED:
+        error, status = "cancelled", None
+    entry = {
+        "format": audit.AUDIT_FORMAT,
+        "id": entry_id or f"e{next(_ids):06d}",
+        "type": audit.CALL,
+        "time": time if isinstance(time, str) else at(time),
+        "run_id": run_id,
+        "case_id": case_id,
+        "search": None,
+        "eval_set_version": eval_set_version,
+        "prompt_version": prompt_version or prompt.version,
+        "prompt_hash": prompt_hash or prompt.hash,
+        "settings": dict(settings or SETTINGS),
+        "status": status,
+        "answer": answer if answered else None,
+        "stop": stop if answered else None,
+        "raw_stop_reason": stop if answered else None,
+        "input_tokens": tokens[0] if answered else None,
+        "output_tokens": tokens[1] if answered else None,
+        "answer_ms": answer_ms,
+        "total_ms": total_ms,
+        "retries": retries,
+        "outcome": outcome,
+        "error": None if answered else error,
+        "failure": None,
+        "message": message,
+    }
+    problems = audit.validate_entry(entry)
+    if problems:
+        raise ValueError("; ".join(problems))
+    return entry
+
+
+def cancel(run_id: str, case_id: str, *, time: float = 0.0, call_id: str | None = None) -> dict:
+    return audit.cancel_entry(f"x{next(_ids):06d}", at(time), run_id, case_id, call_id)
+
+
+def decision(call_id: str, helpful: bool, note: str = "", *, time: float = 0.0) -> dict:
+    return audit.decision_entry(f"d{next(_ids):06d}", at(time), call_id, helpful, note)
+
+
+def full_run(run_id: str, grounded: set[str] | frozenset[str] | None = None, *, start: float = 0.0,
+             latencies: list[float] | None = None, settings: dict | None = None,
+             failing: dict[str, str] | None = None) -> list[dict]:
+    """Twenty answered calls, one per case, grounded exactly for ``grounded`` (default: all).
+
+    ``failing`` maps a case id to "model_failure" (a truncated answer) or a wrong claim name.
+    """
+    from pyapp.evalset import case_ids
+
+    entries = []
+    for i, case_id in enumerate(case_ids()):
+        ms = latencies[i] if latencies else 800.0 + 10 * i
+        if grounded is None or case_id in grounded:
+            entries.append(call(run_id, case_id, time=start + i, answer_ms=ms, settings=settings))
+            continue
+        how = (failing or {}).get(case_id, "distance")
+        if how == "model_failure":
+            entries.append(call(run_id, case_id, outcome="model_failure", answer='{"walkthrough": "The sea',
+                                stop="max_tokens", time=start + i, answer_ms=ms, settings=settings))
+        else:
+            entries.append(call(run_id, case_id, outcome="not_grounded", answer=answer_for(case_id, how),
+                                time=start + i, answer_ms=ms, settings=settings))
+    return entries
+
+
+# --------------------------------------------------------------------------- Pyodide in node
+
+_RUNNER = """
+import {{ loadPyodide }} from {pyodide};
+import {{ readFileSync }} from "node:fs";
+const py = await loadPyodide();
+const files = JSON.parse(readFileSync({manifest}, "utf8"));
+py.FS.mkdirTree("/home/pyodide/pyapp/data");
+for (const [source, target] of files) {{
+  py.FS.writeFile("/home/pyodide/" + target, readFileSync(source));
+}}
+py.unpackArchive(new Uint8Array(readFileSync({wheel})), "wheel");
+py.runPython("import sys; sys.path.insert(0, '/home/pyodide')");
+for (const [name, path] of {extra}) {{
+  py.FS.writeFile("/home/pyodide/" + name, readFileSync(path));
+}}
+process.stdout.write(String(py.runPython(readFileSync({script}, "utf8"))));
+"""
+
+
+def pyodide_available() -> bool:
+    return shutil.which("node") is not None and PYODIDE.exists() and FASTJSONSCHEMA_WHEEL is not None
+
+
+def run_in_pyodide(script: str, workdir: Path, extra_files: dict[str, Path] | None = None,
+                   timeout: float = 600) -> str:
+    """Run ``script`` under Pyodide in node with the pyapp package importable; its last expression is printed.
+
+    ``extra_files`` are copied to the Pyodide home folder (name -> local path).
+    """
+    package = REPO / "pyapp"
+    files = [[str(p), f"pyapp/{p.name}"] for p in sorted(package.glob("*.py")) + sorted(package.glob("*.json"))]
+    files += [[str(p), f"pyapp/data/{p.name}"] for p in sorted((package / "data").iterdir()) if p.is_file()]
+    manifest = workdir / "pyodide_files.json"
+    manifest.write_text(json.dumps(files), encoding="utf-8")
+    script_file = workdir / "pyodide_script.py"
+    script_file.write_text(script, encoding="utf-8")
+    extra = [[name, str(path)] for name, path in (extra_files or {}).items()]
+    runner = workdir / "pyodide_run.mjs"
+    runner.write_text(
+        _RUNNER.format(
+            pyodide=json.dumps(str(PYODIDE)),
+            manifest=json.dumps(str(manifest)),
+            wheel=json.dumps(str(FASTJSONSCHEMA_WHEEL)),
+            script=json.dumps(str(script_file)),
+            extra=json.dumps(extra),
+        ),
+        encoding="utf-8",
+    )
+    done = subprocess.run(["node", str(runner)], capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"node exited with {done.returncode}: {done.stderr[-2000:]}")
+    return done.stdout
