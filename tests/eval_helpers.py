@@ -72,7 +72,7 @@ def call(run_id: str | None, case_id: str, *, outcome: str = "grounded", answer:
          total_ms: float = 1000.0, error: str | None = None, status: int | None = 200,
          settings: dict | None = None, prompt_hash: str | None = None, prompt_version: str | None = None,
          eval_set_version: str = EVAL_SET_VERSION, tokens: tuple[int, int] = (5000, 600),
-         retries: int = 0, message: str = "") -> dict:
+         retries: int = 0, message: str = "", search: dict | None = None) -> dict:
     """A call entry; ``outcome`` is the logged class (answered ones get a faithful answer by default)."""
     prompt = case_prompt(case(case_id)) if prompt_hash is None or prompt_version is None else None
     answered = outcome in audit.ANSWERED
@@ -90,8 +90,8 @@ def call(run_id: str | None, case_id: str, *, outcome: str = "grounded", answer:
         "time": time if isinstance(time, str) else at(time),
         "run_id": run_id,
         "case_id": case_id,
-        "search": None,
-        "eval_set_version": eval_set_version,
+        "search": search,
+        "eval_set_version": eval_set_version if run_id is not None else None,
         "prompt_version": prompt_version or prompt.version,
         "prompt_hash": prompt_hash or prompt.hash,
         "settings": dict(settings or SETTINGS),

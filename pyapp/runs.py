@@ -1,0 +1,404 @@
+"""Evaluation runs rebuilt from the audit log, every time (DR-006).
+
+There is no store of runs or grades: a run is the call and cancel entries that
+share a ``run_id``, and every answer is graded again against facts recomputed
+from the data. Explorer calls (``run_id`` None) and decisions are not runs.
+
+The rules, in the order they apply to one run:
+
+1. Entries are taken in time order (ties: their order in the log).
+2. A call with an answer (logged outcome grounded, not grounded or model failure)
+   is **stale input** when its eval-set version is not :data:`EVAL_SET_VERSION`,
+   its case is not in today's set, or its ``prompt_hash`` is not the hash of the
+   prompt the site builds for that case today. Stale calls are never graded,
+   never counted and their case is asked again on continue.
+3. **One answer per case**: the case's answer is the *first* non-stale call with
+   an answer, whatever its grade. Later answers for the same case are repeats:
+   kept in the log, listed, never counted. So a retried or repeated call can
+   never count twice, and asking again cannot replace a bad answer with a good one.
+4. Infrastructure failures and cancelled calls (and cancel entries) never count;
+   they are listed apart. A case without an answer shows its latest such event.
+5. The counted answer is graded with :func:`pyapp.grading.grade_answer` against
+   :func:`pyapp.evalset.case_facts`; the logged outcome is kept only to report
+   when today's grade differs from it.
+
+Entries that fail :func:`pyapp.audit.validate_entry` are skipped and counted.
+Grading is cached by (prompt hash, answer text, stop) and facts by case, so
+identical answers are graded once; see ``bench/bench_rebuild.py`` for timings.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from itertools import accumulate
+
+from pyapp import audit
+from pyapp.evalset import EVAL_SET_VERSION, case, case_facts, case_ids, case_prompt, cases
+from pyapp.grading import INVALID_JSON, MODEL_FAILURE, Grade, grade_answer
+
+# Case status in a run.
+GRADED = "graded"
+STALE = "stale_input"
+INFRA_FAILURE = audit.INFRA_FAILURE
+CANCELLED = audit.OUTCOME_CANCELLED
+NEVER_ASKED = "never_asked"
+STATUSES = (GRADED, STALE, INFRA_FAILURE, CANCELLED, NEVER_ASKED)
+TO_ASK = (NEVER_ASKED, CANCELLED, INFRA_FAILURE, STALE)
+
+# Answers nested deeper than this are graded as invalid JSON without being parsed:
+# Python's JSON parser recurses once per level, and under Pyodide a few thousand
+# levels overflow the WebAssembly stack and kill the interpreter instead of raising.
+MAX_ANSWER_DEPTH = 200
+MAX_PROBLEMS_KEPT = 20
+MAX_CACHED_GRADES = 20_000
+
+
+@dataclass(frozen=True)
+class CallNote:
+    """A call (or cancel entry) that did not count, with why, for the lists beside a run."""
+
+    entry_id: str
+    case_id: str | None
+    time: str
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"entry_id": self.entry_id, "case_id": self.case_id, "time": self.time, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The visitor's latest verdict on a counted answer."""
+
+    entry_id: str
+    helpful: bool
+    note: str
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One case of one run: its status, and for a graded case the counted call and its grade."""
+
+    case_id: str
+    status: str
+    grade: Grade | None = None
+    entry_id: str | None = None
+    answer_ms: float | None = None
+    total_ms: float | None = None
+    logged_outcome: str | None = None
+    calls: int = 0
+    detail: str = ""
+    decision: Decision | None = None
+
+    @property
+    def outcome(self) -> str | None:
+        return None if self.grade is None else self.grade.outcome
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run as the log shows it today. ``cases`` follows the set's order (C01 ... C20)."""
+
+    run_id: str
+    started: str
+    last: str
+    settings: dict | None
+    mixed_settings: bool
+    settings_seen: tuple[dict, ...]
+    cases: tuple[CaseResult, ...]
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    infrastructure_failures: tuple[CallNote, ...]
+    stale: tuple[CallNote, ...]
+    cancelled: tuple[CallNote, ...]
+    repeats: tuple[CallNote, ...]
+    regraded_differently: tuple[str, ...]
+
+    def case_result(self, case_id: str) -> CaseResult:
+        for c in self.cases:
+            if c.case_id == case_id:
+                return c
+        raise KeyError(case_id)
+
+    @property
+    def graded(self) -> tuple[CaseResult, ...]:
+        return tuple(c for c in self.cases if c.status == GRADED)
+
+    @property
+    def answer_latencies(self) -> list[float]:
+        """Latency of the answering request of every counted answer (where the client measured one)."""
+        return [c.answer_ms for c in self.graded if c.answer_ms is not None]
+
+    @property
+    def complete(self) -> bool:
+        return all(c.status == GRADED for c in self.cases)
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    """Every run in the log, and the entries that had to be skipped."""
+
+    runs: tuple[Run, ...]
+    skipped: int
+    problems: tuple[str, ...]  # the first few reasons, "entry 12 (id ...): ..."
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    def __iter__(self) -> Iterator[Run]:
+        return iter(self.runs)
+
+    def __getitem__(self, index: int) -> Run:
+        return self.runs[index]
+
+    def run(self, run_id: str) -> Run:
+        for r in self.runs:
+            if r.run_id == run_id:
+                return r
+        known = ", ".join(r.run_id for r in self.runs) or "none"
+        raise ValueError(f"no run {run_id!r} in the log (runs: {known})")
+
+
+# --------------------------------------------------------------------------- JSON nesting
+
+
+_ESCAPES = re.compile(r"\\\\|\\\"")
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def json_nesting_exceeds(text: str, limit: int) -> bool:
+    """True if ``text``, read as JSON, opens more than ``limit`` arrays or objects inside each other.
+
+    Brackets inside strings are ignored. Never underestimates the depth a JSON parser
+    would reach before it stops, even on text that is not JSON, so a ``False`` means
+    ``json.loads`` cannot recurse deeper than ``limit``.
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    # Drop escaped backslashes and quotes, then every second piece between quotes is
+    # string content. A backslash outside a string is a syntax error the parser stops
+    # at, so misreading what follows it cannot hide depth the parser would reach.
+    outside = "".join(_ESCAPES.sub("", text).split('"')[::2])
+    brackets = _NOT_BRACKET.sub("", outside)
+    return max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0) > limit
+
+
+# --------------------------------------------------------------------------- grading
+
+
+class _Grader:
+    """Grades answers for the cases of today's set, each distinct answer once."""
+
+    def __init__(self) -> None:
+        self._grades: dict[tuple[str, str, str], Grade] = {}
+        self._current = {c.case_id: case_prompt(c) for c in cases()}
+
+    def stale_reason(self, entry: dict) -> str | None:
+        version = entry["eval_set_version"]
+        if version != EVAL_SET_VERSION:
+            return f"asked under eval set {version}; today's set is {EVAL_SET_VERSION}"
+        prompt = self._current.get(entry["case_id"])
+        if prompt is None:
+            return f"{entry['case_id']} is not a case of {EVAL_SET_VERSION}"
+        if entry["prompt_hash"] == prompt.hash:
+            return None
+        if entry["prompt_version"] != prompt.version:
+            return f"asked with prompt {entry['prompt_version']}; today's prompt is {prompt.version}"
+        return "the prompt text differs from today's for this case (the data or the search changed)"
+
+    def grade(self, case_id: str, answer: str, stop: str) -> Grade:
+        prompt = self._current[case_id]
+        key = (prompt.hash, answer, stop)
+        found = self._grades.get(key)
+        if found is None:
+            if json_nesting_exceeds(answer, MAX_ANSWER_DEPTH):
+                found = Grade(MODEL_FAILURE, INVALID_JSON, (), None, None,
+                              f"the answer nests more than {MAX_ANSWER_DEPTH} levels deep")
+            else:
+                found = grade_answer(answer, stop, case_facts(case(case_id)))
+            if len(self._grades) >= MAX_CACHED_GRADES:
+                self._grades.clear()  # bounds memory on huge logs; a later rebuild just grades again
+            self._grades[key] = found
+        return found
+
+
+_GRADER: _Grader | None = None
+
+
+def _grader() -> _Grader:
+    # One per process: the set, its prompts and the data never change while it runs.
+    global _GRADER
+    if _GRADER is None:
+        _GRADER = _Grader()
+    return _GRADER
+
+
+# --------------------------------------------------------------------------- rebuilding
+
+
+def rebuild(entries: Iterable[dict], *, validated: bool = False) -> Rebuilt:
+    """Every run in ``entries`` (an audit log), oldest first, and the corrupt entries skipped.
+
+    The result is a sequence of :class:`Run` (``len``, index, iterate) that also
+    carries ``.runs``, ``.skipped`` and ``.problems``. ``validated=True`` skips
+    :func:`pyapp.audit.validate_entry` for entries :func:`pyapp.export.parse_import`
+    has just checked.
+    """
+    by_run: dict[str, list[tuple[str, int, dict]]] = {}
+    decisions: dict[str, tuple[str, Decision]] = {}
+    seen: set[str] = set()
+    problems: list[str] = []
+    skipped = 0
+    for index, entry in enumerate(entries):
+        reasons = [] if validated else audit.validate_entry(entry)
+        if not reasons and entry["id"] in seen:
+            reasons = ["id: appears earlier in the log"]
+        if reasons:
+            skipped += 1
+            if len(problems) < MAX_PROBLEMS_KEPT:
+                ident = entry.get("id") if isinstance(entry, dict) else None
+                label = f"entry {index + 1}" + (f" (id {str(ident)[:64]})" if isinstance(ident, str) else "")
+                problems.append(f"{label}: {'; '.join(reasons)}")
+            continue
+        seen.add(entry["id"])
+        kind = entry["type"]
+        if kind == audit.DECISION:
+            previous = decisions.get(entry["call_id"])
+            if previous is None or entry["time"] >= previous[0]:
+                decisions[entry["call_id"]] = (entry["time"], Decision(entry["id"], entry["helpful"], entry["note"]))
+            continue
+        if entry["run_id"] is None:
+            continue
+        by_run.setdefault(entry["run_id"], []).append((entry["time"], index, entry))
+    latest = {call_id: d for call_id, (_, d) in decisions.items()}
+    grader = _grader()
+    runs = [_build_run(run_id, sorted(items, key=_when), grader, latest) for run_id, items in by_run.items()]
+    runs.sort(key=lambda r: (r.started, r.run_id))
+    return Rebuilt(tuple(runs), skipped, tuple(problems))
+
+
+def _when(item: tuple[str, int, dict]) -> tuple[str, int]:
+    return item[0], item[1]
+
+
+def _settings_key(settings: dict) -> str:
+    return json.dumps(settings, sort_keys=True, separators=(",", ":"))
+
+
+def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: _Grader,
+               decisions: dict[str, Decision]) -> Run:
+    counted: dict[str, CaseResult] = {}
+    # The latest event of a case that has no counted answer: (status, CallNote).
+    pending: dict[str, tuple[str, CallNote]] = {}
+    calls_per_case: dict[str, int] = {}
+    infra: list[CallNote] = []
+    stale: list[CallNote] = []
+    cancelled: list[CallNote] = []
+    repeats: list[CallNote] = []
+    differs: list[str] = []
+    settings_seen: dict[str, dict] = {}
+    first_settings: dict | None = None
+    calls = input_tokens = output_tokens = 0
+    for time, _, entry in items:
+        case_id = entry["case_id"]
+        if entry["type"] == audit.CANCEL:
+            note = CallNote(entry["id"], case_id, time, "cancelled by the visitor")
+            cancelled.append(note)
+            if case_id not in counted:
+                pending[case_id] = (CANCELLED, note)
+            continue
+        calls += 1
+        calls_per_case[case_id] = calls_per_case.get(case_id, 0) + 1
+        input_tokens += entry["input_tokens"] or 0
+        output_tokens += entry["output_tokens"] or 0
+        settings = entry["settings"]
+        settings_seen.setdefault(_settings_key(settings), settings)
+        if first_settings is None:
+            first_settings = settings
+        outcome = entry["outcome"]
+        if outcome == INFRA_FAILURE:
+            note = CallNote(entry["id"], case_id, time, _failure_text(entry))
+            infra.append(note)
+            if case_id not in counted:
+                pending[case_id] = (INFRA_FAILURE, note)
+            continue
+        if outcome == CANCELLED:
+            note = CallNote(entry["id"], case_id, time, "cancelled while the call was running")
+            cancelled.append(note)
+            if case_id not in counted:
+                pending[case_id] = (CANCELLED, note)
+            continue
+        reason = grader.stale_reason(entry)
+        if reason is not None:
+            note = CallNote(entry["id"], case_id, time, reason)
+            stale.append(note)
+            if case_id not in counted:
+                pending[case_id] = (STALE, note)
+            continue
+        if case_id in counted:
+            repeats.append(CallNote(entry["id"], case_id, time,
+                                    f"{case_id} already has the answer of call {counted[case_id].entry_id}"))
+            continue
+        grade = grader.grade(case_id, entry["answer"], entry["stop"])
+        if grade.outcome != outcome:
+            differs.append(entry["id"])
+        counted[case_id] = CaseResult(
+            case_id, GRADED, grade, entry["id"], entry["answer_ms"], entry["total_ms"], outcome,
+            detail="", decision=decisions.get(entry["id"]),
+        )
+        pending.pop(case_id, None)
+    results = []
+    for case_id in case_ids():
+        calls_here = calls_per_case.get(case_id, 0)
+        if case_id in counted:
+            results.append(_with_calls(counted[case_id], calls_here))
+        elif case_id in pending:
+            status, note = pending[case_id]
+            results.append(CaseResult(case_id, status, entry_id=note.entry_id, calls=calls_here, detail=note.reason))
+        else:
+            results.append(CaseResult(case_id, NEVER_ASKED, calls=calls_here))
+    seen = [settings_seen[k] for k in sorted(settings_seen)]
+    return Run(
+        run_id=run_id,
+        started=items[0][0],
+        last=items[-1][0],
+        settings=first_settings,
+        mixed_settings=len(seen) > 1,
+        settings_seen=tuple(seen),
+        cases=tuple(results),
+        calls=calls,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        infrastructure_failures=tuple(infra),
+        stale=tuple(stale),
+        cancelled=tuple(cancelled),
+        repeats=tuple(repeats),
+        regraded_differently=tuple(differs),
+    )
+
+
+def _with_calls(result: CaseResult, calls: int) -> CaseResult:
+    return CaseResult(result.case_id, result.status, result.grade, result.entry_id, result.answer_ms,
+                      result.total_ms, result.logged_outcome, calls, result.detail, result.decision)
+
+
+def _failure_text(entry: dict) -> str:
+    status = entry["status"]
+    head = entry["error"] + (f" (HTTP {status})" if status is not None else "")
+    message = entry["message"]
+    return f"{head}: {message}" if message else head
+
+
+def cases_to_ask(run: Run | None) -> list[str]:
+    """Case ids a continued run asks again, in set order: every case without a counted answer.
+
+    ``None`` (a new run) gives every case.
+    """
+    if run is None:
+        return list(case_ids())
+    return [c.case_id for c in run.cases if c.status in TO_ASK]
