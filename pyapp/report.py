@@ -1,0 +1,346 @@
+"""The numbers the evaluation page shows and the command line prints, computed once (DR-006).
+
+:func:`run_report` and :func:`compare_report` return plain JSON-able dicts with
+raw floats; their ``display`` entries are the same numbers formatted by the
+``fmt_*`` functions below, which the page and :func:`format_run_report` /
+:func:`format_compare_report` both use, so the two never round differently.
+
+Denominators: the headline counts every case with a counted answer (grounded,
+not grounded or model failure). Infrastructure failures, cancellations and
+stale inputs are listed apart and are in no denominator.
+"""
+
+from __future__ import annotations
+
+from pyapp.evalset import EVAL_SET_VERSION, KINDS, case
+from pyapp.grading import GROUNDED, MODEL_FAILURE, NOT_GROUNDED
+from pyapp.runs import GRADED, Run, cases_to_ask
+from pyapp.stats import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    bootstrap_median_ci,
+    mcnemar_exact,
+    newcombe_paired,
+    paired_disagreement_note,
+    smallest_detectable_discordant,
+    wilson,
+)
+
+CONFIDENCE = 0.95
+ALPHA = 1.0 - CONFIDENCE
+CASES_IN_SET = 20
+
+# --------------------------------------------------------------------------- shared formatting
+
+
+def fmt_percent(x: float | None) -> str:
+    """A share as a percentage with one decimal: 0.839 -> "83.9%"."""
+    return "n/a" if x is None else f"{x * 100:.1f}%"
+
+
+def fmt_points(x: float) -> str:
+    """A difference of two shares in percentage points, signed: 0.05 -> "+5.0"."""
+    value = x * 100
+    if abs(value) < 0.05:
+        value = 0.0  # never print "-0.0"
+    return f"{value:+.1f}"
+
+
+def fmt_p(p: float) -> str:
+    """A p-value with four significant digits: 0.03125 -> "0.03125", 1.0 -> "1"."""
+    return f"{p:.4g}"
+
+
+def fmt_ms(x: float | None) -> str:
+    """Milliseconds, whole, with thousands separators: 1234.5 -> "1,234 ms" (half to even)."""
+    return "n/a" if x is None else f"{x:,.0f} ms"
+
+
+def fmt_share(k: int, n: int, interval: tuple[float, float] | list[float] | None) -> str:
+    """ "17/20 (85.0%, 95% CI 64.0% to 94.8%)", or "0/0" when nothing was graded."""
+    if n == 0 or interval is None:
+        return f"{k}/{n}"
+    return f"{k}/{n} ({fmt_percent(k / n)}, 95% CI {fmt_percent(interval[0])} to {fmt_percent(interval[1])})"
+
+
+# --------------------------------------------------------------------------- one run
+
+
+def _case_row(result) -> dict:
+    c = case(result.case_id)
+    grade = result.grade
+    return {
+        "case_id": result.case_id,
+        "kind": c.kind,
+        "order": c.order,
+        "why_it_matters": c.why_it_matters,
+        "status": result.status,
+        "outcome": None if grade is None else grade.outcome,
+        "failure": None if grade is None else grade.failure,
+        "detail": grade.detail if grade is not None and grade.detail else result.detail,
+        "checks": [] if grade is None else [ch.to_json() for ch in grade.checks],
+        "failed_checks": [] if grade is None else list(grade.failed_checks),
+        "entry_id": result.entry_id,
+        "logged_outcome": result.logged_outcome,
+        "answer_ms": result.answer_ms,
+        "total_ms": result.total_ms,
+        "calls": result.calls,
+        "decision": None if result.decision is None else {
+            "helpful": result.decision.helpful, "note": result.decision.note},
+    }
+
+
+def _latency(values: list[float]) -> dict | None:
+    if not values:
+        return None
+    median, low, high = bootstrap_median_ci(values, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE)
+    return {"n": len(values), "median": median, "low": low, "high": high,
+            "resamples": BOOTSTRAP_RESAMPLES, "seed": BOOTSTRAP_SEED}
+
+
+def run_report(run: Run) -> dict:
+    """Everything the page shows for one run (module doc gives the denominators)."""
+    graded = run.graded
+    outcomes = [c.outcome for c in graded]
+    k, n = outcomes.count(GROUNDED), len(outcomes)
+    interval = list(wilson(k, n, CONFIDENCE)) if n else None
+    latency = _latency(run.answer_latencies)
+    per_kind = []
+    for kind in KINDS:
+        rows = [c for c in run.cases if case(c.case_id).kind == kind.name]
+        kind_outcomes = [c.outcome for c in rows if c.status == GRADED]
+        per_kind.append({
+            "kind": kind.name,
+            "label": kind.label,
+            "cases": len(rows),
+            "grounded": kind_outcomes.count(GROUNDED),
+            "not_grounded": kind_outcomes.count(NOT_GROUNDED),
+            "model_failure": kind_outcomes.count(MODEL_FAILURE),
+            "not_graded": len(rows) - len(kind_outcomes),
+        })
+    report = {
+        "run_id": run.run_id,
+        "started": run.started,
+        "last": run.last,
+        "eval_set_version": EVAL_SET_VERSION,
+        "settings": run.settings,
+        "mixed_settings": run.mixed_settings,
+        "settings_seen": list(run.settings_seen),
+        "cases_total": len(run.cases),
+        "graded": n,
+        "grounded": k,
+        "not_grounded": outcomes.count(NOT_GROUNDED),
+        "model_failures": outcomes.count(MODEL_FAILURE),
+        "grounded_share": k / n if n else None,
+        "grounded_interval": interval,
+        "latency": latency,
+        "latencies": sorted(run.answer_latencies),
+        "per_kind": per_kind,
+        "infrastructure_failures": [note.to_json() for note in run.infrastructure_failures],
+        "stale": [note.to_json() for note in run.stale],
+        "cancelled": [note.to_json() for note in run.cancelled],
+        "repeats": [note.to_json() for note in run.repeats],
+        "regraded_differently": list(run.regraded_differently),
+        "to_ask": cases_to_ask(run),
+        "cases": [_case_row(c) for c in run.cases],
+        "tokens": {"input": run.input_tokens, "output": run.output_tokens, "calls": run.calls},
+    }
+    report["display"] = {
+        "grounded": fmt_share(k, n, interval),
+        "latency": "no latencies" if latency is None else
+        f"median {fmt_ms(latency['median'])} (95% CI {fmt_ms(latency['low'])} to {fmt_ms(latency['high'])})",
+        "tokens": f"{run.input_tokens:,} input and {run.output_tokens:,} output tokens over {run.calls} calls",
+    }
+    return report
+
+
+# --------------------------------------------------------------------------- two runs
+
+
+def _verdict(first: str, second: str) -> str:
+    if (first == GROUNDED) == (second == GROUNDED):
+        return "same"
+    return "better" if first == GROUNDED else "worse"
+
+
+def small_sample_guidance(pairs: int = CASES_IN_SET) -> dict:
+    """What ``pairs`` cases can show at best, for the page before any run is paid for."""
+    k = smallest_detectable_discordant(pairs, ALPHA)
+    best_low = wilson(pairs, pairs, CONFIDENCE)[0] if pairs else 0.0
+    guidance = {
+        "pairs": pairs,
+        "all_grounded_wilson_low": best_low,
+        "smallest_one_way": k,
+        "smallest_one_way_points": None if k is None else k / pairs,
+        "smallest_one_way_p": None if k is None else mcnemar_exact(k, 0),
+        "one_fewer_p": None if k is None or k < 2 else mcnemar_exact(k - 1, 0),
+    }
+    if k is None:
+        text = (f"With {pairs} paired cases no split of disagreements can reach p < {ALPHA:.2g}, "
+                "so a comparison can only describe the runs, not tell them apart.")
+    else:
+        text = (f"Even {pairs} grounded answers out of {pairs} leave a 95% Wilson lower bound of "
+                f"{fmt_percent(best_low)}. Two runs on the {pairs} cases can be told apart (exact McNemar "
+                f"p < {ALPHA:.2g}) only if they disagree on at least {k} cases all in one direction "
+                f"({k} against 0 gives p = {fmt_p(mcnemar_exact(k, 0))}), a difference of "
+                f"{fmt_points(k / pairs).lstrip('+')} points; smaller differences, however real, "
+                "will not show.")
+    guidance["text"] = text
+    return guidance
+
+
+def _compare_sentence(a: int, b: int, c: int, d: int, low: float, high: float, p: float) -> str:
+    n = a + b + c + d
+    if n == 0:
+        return "No case has a counted answer in both runs, so there is nothing to compare yet."
+    k = smallest_detectable_discordant(n, ALPHA)
+    reach = max(abs(low), abs(high))
+    limits = f"{fmt_points(low)} to {fmt_points(high)} points"
+    if b + c == 0:
+        return (f"The runs agree on all {n} paired cases ({a} grounded in both, {d} in neither). That shows "
+                f"no difference on these searches, but the interval ({limits}) leaves room for a real "
+                f"difference of up to {reach * 100:.1f} points, and one run of each says nothing about how "
+                "much either varies from run to run.")
+    split = f"The runs disagree on {b + c} of {n} paired cases: {b} grounded only by the first, {c} only by the second."
+    if p < ALPHA:
+        return (f"{split} A split this uneven is unlikely if the two were equally good (exact McNemar "
+                f"p = {fmt_p(p)}); the difference is {fmt_points((b - c) / n)} points ({limits}). It holds "
+                "for these searches only, and one run of each does not show how much either varies.")
+    need = (f"at least {k} disagreements all one way are needed for p < {ALPHA:.2g}" if k is not None
+            else f"no split can reach p < {ALPHA:.2g}")
+    if low > 0.0 or high < 0.0:
+        return (f"{split} The interval ({limits}) leaves out zero, but the exact test does not reach "
+                f"p < {ALPHA:.2g} (p = {fmt_p(p)}): with {n} paired cases {need}, so treat the gap as a "
+                "hint, not as settled.")
+    return (f"{split} That is too few to tell them apart: with {n} paired cases {need}, and the interval "
+            f"({limits}) allows either run to be the better one.")
+
+
+def compare_report(run_a: Run, run_b: Run) -> dict:
+    """The paired comparison of two runs on the cases both have a counted answer for.
+
+    Differences are the first run's grounded share minus the second's; a case's
+    ``verdict`` says how the first run did against the second.
+    """
+    second = {c.case_id: c for c in run_b.cases}
+    rows, unpaired = [], []
+    a = b = c = d = 0
+    for first in run_a.cases:
+        other = second[first.case_id]
+        if first.status != GRADED or other.status != GRADED:
+            unpaired.append(first.case_id)
+            continue
+        one, two = first.outcome == GROUNDED, other.outcome == GROUNDED
+        a += one and two
+        b += one and not two
+        c += two and not one
+        d += not one and not two
+        rows.append({"case_id": first.case_id, "kind": case(first.case_id).kind,
+                     "first": first.outcome, "second": other.outcome,
+                     "verdict": _verdict(first.outcome, other.outcome)})
+    n = a + b + c + d
+    difference, low, high = newcombe_paired(a, b, c, d, CONFIDENCE)
+    p = mcnemar_exact(b, c)
+    first_interval = list(wilson(a + b, n, CONFIDENCE)) if n else None
+    second_interval = list(wilson(a + c, n, CONFIDENCE)) if n else None
+    report = {
+        "first": run_a.run_id,
+        "second": run_b.run_id,
+        "eval_set_version": EVAL_SET_VERSION,
+        "settings": {"first": run_a.settings, "second": run_b.settings},
+        "paired": n,
+        "not_paired": unpaired,
+        "table": {"a": a, "b": b, "c": c, "d": d},
+        "first_grounded": a + b,
+        "second_grounded": a + c,
+        "first_interval": first_interval,
+        "second_interval": second_interval,
+        "difference": difference if n else None,
+        "interval": [low, high] if n else None,
+        "mcnemar_p": p,
+        "better": b,
+        "worse": c,
+        "same": a + d,
+        "cases": rows,
+        "guidance": small_sample_guidance(CASES_IN_SET),
+        "note": paired_disagreement_note(a, b, c, d, CONFIDENCE) if n else None,
+        "summary": _compare_sentence(a, b, c, d, low, high, p),
+    }
+    report["display"] = {
+        "first": fmt_share(a + b, n, first_interval),
+        "second": fmt_share(a + c, n, second_interval),
+        "difference": "no paired cases" if not n else
+        f"{fmt_points(difference)} points (95% CI {fmt_points(low)} to {fmt_points(high)})",
+        "mcnemar": f"exact McNemar p = {fmt_p(p)} ({b} against {c})",
+    }
+    return report
+
+
+# --------------------------------------------------------------------------- text for the command line
+
+
+def format_run_report(report: dict) -> str:
+    """The command line's text for :func:`run_report`'s dict."""
+    shown = report["display"]
+    settings = report["settings"] or {}
+    lines = [
+        f"run {report['run_id']}  started {report['started']}  set {report['eval_set_version']}",
+        f"settings: {settings.get('provider')} {settings.get('model')}, max_tokens {settings.get('max_tokens')}, "
+        f"temperature {settings.get('temperature')}" + ("  (calls used different settings)"
+                                                          if report["mixed_settings"] else ""),
+        f"grounded: {shown['grounded']}",
+        f"  graded {report['graded']} of {report['cases_total']}: grounded {report['grounded']}, "
+        f"not grounded {report['not_grounded']}, model failure {report['model_failures']}",
+        f"latency of the answering request: {shown['latency']}",
+        f"tokens: {shown['tokens']}",
+        "per kind (counts only):",
+    ]
+    for kind in report["per_kind"]:
+        lines.append(f"  {kind['label']:<30} grounded {kind['grounded']}, not grounded {kind['not_grounded']}, "
+                     f"model failure {kind['model_failure']}, not graded {kind['not_graded']}")
+    for title, key in (("infrastructure failures (in no denominator)", "infrastructure_failures"),
+                       ("stale inputs (in no denominator, asked again on continue)", "stale"),
+                       ("cancelled", "cancelled"), ("repeats (not counted)", "repeats")):
+        notes = report[key]
+        lines.append(f"{title}: {len(notes)}")
+        lines.extend(f"  {n['case_id']}  {n['entry_id']}  {n['reason']}" for n in notes)
+    if report["regraded_differently"]:
+        lines.append(f"graded differently today than when logged: {', '.join(report['regraded_differently'])}")
+    lines.append("cases:")
+    for row in report["cases"]:
+        verdict = row["outcome"] or row["status"]
+        extra = ""
+        if row["failed_checks"]:
+            extra = "  failed: " + ", ".join(row["failed_checks"])
+        elif row["failure"]:
+            extra = f"  {row['failure']}"
+        ms = "" if row["answer_ms"] is None else f"  {fmt_ms(row['answer_ms'])}"
+        lines.append(f"  {row['case_id']}  {row['kind']:<13} {row['order']:<12} {verdict}{extra}{ms}")
+        for check in row["checks"]:
+            lines.append(f"      {'pass' if check['passed'] else 'FAIL'}  {check['name']}: {check['reason']}")
+    if report["to_ask"]:
+        lines.append(f"to ask on continue: {', '.join(report['to_ask'])}")
+    return "\n".join(lines)
+
+
+def format_compare_report(report: dict) -> str:
+    """The command line's text for :func:`compare_report`'s dict."""
+    shown = report["display"]
+    t = report["table"]
+    lines = [
+        f"first  {report['first']}: {shown['first']}",
+        f"second {report['second']}: {shown['second']}",
+        f"paired cases: {report['paired']}  (a both {t['a']}, b first only {t['b']}, c second only {t['c']}, "
+        f"d neither {t['d']})",
+        f"difference, first minus second: {shown['difference']}",
+        shown["mcnemar"],
+    ]
+    if report["not_paired"]:
+        lines.append(f"not paired (no counted answer in both): {', '.join(report['not_paired'])}")
+    lines.append("per case (first against second):")
+    lines.extend(f"  {r['case_id']}  {r['first']:<14} {r['second']:<14} {r['verdict']}" for r in report["cases"])
+    lines.append(report["summary"])
+    if report["note"]:
+        lines.append(report["note"])
+    lines.append(report["guidance"]["text"])
+    return "\n".join(lines)
