@@ -204,7 +204,8 @@ def case(case_id: str) -> Case:
     """The case named ``case_id``; ``ValueError`` for an unknown id."""
     found = _by_id().get(case_id)
     if found is None:
-        raise ValueError(f"no case {case_id!r} in {EVAL_SET_VERSION}; the cases are C01 to C{len(cases()):02d}")
+        last = f"C{len(cases()):02d}"
+        raise ValueError(f"no case {case_id!r} in {EVAL_SET_VERSION}; the cases are C01 to {last}")
     return found
 
 

@@ -149,7 +149,8 @@ def run_report(run: Run) -> dict:
         "grounded": fmt_share(k, n, interval),
         "latency": "no latencies" if latency is None else
         f"median {fmt_ms(latency['median'])} (95% CI {fmt_ms(latency['low'])} to {fmt_ms(latency['high'])})",
-        "tokens": f"{run.input_tokens:,} input and {run.output_tokens:,} output tokens over {run.calls} calls",
+        "tokens": f"{run.input_tokens:,} input and {run.output_tokens:,} output tokens "
+                  f"over {run.calls} calls",
     }
     return report
 
@@ -201,7 +202,8 @@ def _compare_sentence(a: int, b: int, c: int, d: int, low: float, high: float, p
                 f"no difference on these searches, but the interval ({limits}) leaves room for a real "
                 f"difference of up to {reach * 100:.1f} points, and one run of each says nothing about how "
                 "much either varies from run to run.")
-    split = f"The runs disagree on {b + c} of {n} paired cases: {b} grounded only by the first, {c} only by the second."
+    split = (f"The runs disagree on {b + c} of {n} paired cases: {b} grounded only by the first, "
+             f"{c} only by the second.")
     if p < ALPHA:
         return (f"{split} A split this uneven is unlikely if the two were equally good (exact McNemar "
                 f"p = {fmt_p(p)}); the difference is {fmt_points((b - c) / n)} points ({limits}). It holds "
@@ -285,7 +287,8 @@ def format_run_report(report: dict) -> str:
     settings = report["settings"] or {}
     lines = [
         f"run {report['run_id']}  started {report['started']}  set {report['eval_set_version']}",
-        f"settings: {settings.get('provider')} {settings.get('model')}, max_tokens {settings.get('max_tokens')}, "
+        f"settings: {settings.get('provider')} {settings.get('model')}, "
+        f"max_tokens {settings.get('max_tokens')}, "
         f"temperature {settings.get('temperature')}" + ("  (calls used different settings)"
                                                           if report["mixed_settings"] else ""),
         f"grounded: {shown['grounded']}",
@@ -296,8 +299,9 @@ def format_run_report(report: dict) -> str:
         "per kind (counts only):",
     ]
     for kind in report["per_kind"]:
-        lines.append(f"  {kind['label']:<30} grounded {kind['grounded']}, not grounded {kind['not_grounded']}, "
-                     f"model failure {kind['model_failure']}, not graded {kind['not_graded']}")
+        lines.append(f"  {kind['label']:<30} grounded {kind['grounded']}, "
+                     f"not grounded {kind['not_grounded']}, model failure {kind['model_failure']}, "
+                     f"not graded {kind['not_graded']}")
     for title, key in (("infrastructure failures (in no denominator)", "infrastructure_failures"),
                        ("stale inputs (in no denominator, asked again on continue)", "stale"),
                        ("cancelled", "cancelled"), ("repeats (not counted)", "repeats")):
@@ -305,7 +309,8 @@ def format_run_report(report: dict) -> str:
         lines.append(f"{title}: {len(notes)}")
         lines.extend(f"  {n['case_id']}  {n['entry_id']}  {n['reason']}" for n in notes)
     if report["regraded_differently"]:
-        lines.append(f"graded differently today than when logged: {', '.join(report['regraded_differently'])}")
+        changed = ", ".join(report["regraded_differently"])
+        lines.append(f"graded differently today than when logged: {changed}")
     lines.append("cases:")
     for row in report["cases"]:
         verdict = row["outcome"] or row["status"]
@@ -338,7 +343,8 @@ def format_compare_report(report: dict) -> str:
     if report["not_paired"]:
         lines.append(f"not paired (no counted answer in both): {', '.join(report['not_paired'])}")
     lines.append("per case (first against second):")
-    lines.extend(f"  {r['case_id']}  {r['first']:<14} {r['second']:<14} {r['verdict']}" for r in report["cases"])
+    lines.extend(f"  {r['case_id']}  {r['first']:<14} {r['second']:<14} {r['verdict']}"
+                 for r in report["cases"])
     lines.append(report["summary"])
     if report["note"]:
         lines.append(report["note"])

@@ -270,7 +270,8 @@ def rebuild(entries: Iterable[dict], *, validated: bool = False) -> Rebuilt:
         if kind == audit.DECISION:
             previous = decisions.get(entry["call_id"])
             if previous is None or entry["time"] >= previous[0]:
-                decisions[entry["call_id"]] = (entry["time"], Decision(entry["id"], entry["helpful"], entry["note"]))
+                verdict = Decision(entry["id"], entry["helpful"], entry["note"])
+                decisions[entry["call_id"]] = (entry["time"], verdict)
             continue
         if entry["run_id"] is None:
             continue
@@ -359,7 +360,8 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: _Grader,
             results.append(_with_calls(counted[case_id], calls_here))
         elif case_id in pending:
             status, note = pending[case_id]
-            results.append(CaseResult(case_id, status, entry_id=note.entry_id, calls=calls_here, detail=note.reason))
+            results.append(CaseResult(case_id, status, entry_id=note.entry_id, calls=calls_here,
+                                      detail=note.reason))
         else:
             results.append(CaseResult(case_id, NEVER_ASKED, calls=calls_here))
     seen = [settings_seen[k] for k in sorted(settings_seen)]

@@ -68,7 +68,8 @@ def answer_for(case_id: str, wrong: str | None = None, prose: str = "", cite: in
 
 
 def call(run_id: str | None, case_id: str, *, outcome: str = "grounded", answer: str | None = None,
-         stop: str = "end", time: float | str = 0.0, entry_id: str | None = None, answer_ms: float | None = 900.0,
+         stop: str = "end", time: float | str = 0.0, entry_id: str | None = None,
+         answer_ms: float | None = 900.0,
          total_ms: float = 1000.0, error: str | None = None, status: int | None = 200,
          settings: dict | None = None, prompt_hash: str | None = None, prompt_version: str | None = None,
          eval_set_version: str = EVAL_SET_VERSION, tokens: tuple[int, int] = (5000, 600),
@@ -179,7 +180,8 @@ def run_in_pyodide(script: str, workdir: Path, extra_files: dict[str, Path] | No
     ``extra_files`` are copied to the Pyodide home folder (name -> local path).
     """
     package = REPO / "pyapp"
-    files = [[str(p), f"pyapp/{p.name}"] for p in sorted(package.glob("*.py")) + sorted(package.glob("*.json"))]
+    sources = sorted(package.glob("*.py")) + sorted(package.glob("*.json"))
+    files = [[str(p), f"pyapp/{p.name}"] for p in sources]
     files += [[str(p), f"pyapp/data/{p.name}"] for p in sorted((package / "data").iterdir()) if p.is_file()]
     manifest = workdir / "pyodide_files.json"
     manifest.write_text(json.dumps(files), encoding="utf-8")

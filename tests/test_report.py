@@ -55,7 +55,8 @@ def test_infrastructure_failures_and_stale_inputs_are_in_no_denominator():
     entries = full_run("r", first(12))[:15]  # C01-C15 answered, 12 of them grounded
     entries += [call("r", c, outcome="infrastructure_failure", error="overloaded", status=529, time=40 + i,
                      answer_ms=5000.0) for i, c in enumerate(IDS[15:18])]
-    entries += [call("r", c, prompt_hash="f" * 64, time=50 + i, answer_ms=9000.0) for i, c in enumerate(IDS[18:])]
+    entries += [call("r", c, prompt_hash="f" * 64, time=50 + i, answer_ms=9000.0)
+                for i, c in enumerate(IDS[18:])]
     report = run_report(run_of(entries))
     assert (report["grounded"], report["graded"]) == (12, 15)
     assert report["grounded_interval"] == list(wilson(12, 15))

@@ -1,4 +1,4 @@
-"""Runs rebuilt from the audit log: grouping, one answer per case, stale input, failures kept apart (DR-006)."""
+"""Runs rebuilt from the audit log: grouping, one answer per case, stale input, failures apart (DR-006)."""
 
 from __future__ import annotations
 
@@ -75,9 +75,11 @@ def test_a_retried_case_counts_once():
 
 
 def test_model_failures_are_graded_answers():
-    truncated = call("r", "C01", outcome="model_failure", answer='{"walkthrough": "Step 1 vis', stop="max_tokens")
+    truncated = call("r", "C01", outcome="model_failure", answer='{"walkthrough": "Step 1 vis',
+                     stop="max_tokens")
     result = only([truncated]).case_result("C01")
-    assert result.status == GRADED and result.outcome == "model_failure" and result.grade.failure == "truncated"
+    assert result.status == GRADED and result.outcome == "model_failure"
+    assert result.grade.failure == "truncated"
 
 
 def test_answers_are_graded_again_not_trusted():
@@ -131,7 +133,8 @@ def test_unknown_case_is_stale():
 def test_failures_and_cancellations_are_kept_apart():
     entries = [
         call("r", "C01", time=1),
-        call("r", "C02", outcome="infrastructure_failure", error="network", status=None, answer_ms=None, time=2),
+        call("r", "C02", outcome="infrastructure_failure", error="network", status=None, answer_ms=None,
+             time=2),
         call("r", "C03", outcome="cancelled", answer_ms=None, time=3),
         cancel("r", "C04", time=4),
         call("r", "C05", outcome="infrastructure_failure", error="auth", status=401, time=5),
@@ -155,7 +158,8 @@ def test_cases_to_ask_of_a_new_run_is_every_case():
 def test_cancel_after_an_answer_keeps_the_answer():
     answered = call("r", "C09", time=1)
     run = only([answered, cancel("r", "C09", time=2, call_id=answered["id"])])
-    assert run.case_result("C09").status == GRADED and cases_to_ask(run) == [c for c in case_ids() if c != "C09"]
+    assert run.case_result("C09").status == GRADED
+    assert cases_to_ask(run) == [c for c in case_ids() if c != "C09"]
 
 
 def test_settings_tokens_and_latencies():
@@ -173,7 +177,8 @@ def test_settings_tokens_and_latencies():
 
 def test_latest_decision_is_attached_to_the_counted_answer():
     answered = call("r", "C01", time=1)
-    entries = [answered, decision(answered["id"], False, "vague", time=2), decision(answered["id"], True, "ok", time=3)]
+    entries = [answered, decision(answered["id"], False, "vague", time=2),
+               decision(answered["id"], True, "ok", time=3)]
     result = only(entries).case_result("C01")
     assert result.decision.helpful is True and result.decision.note == "ok"
 
@@ -255,8 +260,8 @@ def test_json_nesting_matches_the_real_depth(value):
 
 
 # One event per step: (case index, what happened).
-EVENTS = st.lists(st.tuples(st.integers(0, 4), st.sampled_from(
-    ["grounded", "not_grounded", "model_failure", "infra", "cancelled", "stale", "cancel-entry"])), max_size=25)
+WHAT = ["grounded", "not_grounded", "model_failure", "infra", "cancelled", "stale", "cancel-entry"]
+EVENTS = st.lists(st.tuples(st.integers(0, 4), st.sampled_from(WHAT)), max_size=25)
 
 
 @settings(max_examples=60, deadline=None)
