@@ -1,0 +1,308 @@
+"""Export of evaluation runs as JSON and CSV, and import of a JSON export back into the log (DR-006).
+
+A JSON export is one object::
+
+    {"format": "kd-tree-explorer-audit", "format_version": 1, "eval_set_version": "explain-eval-v2",
+     "run_id": "<the run>" or null for all runs, "entries": [audit entries, one per line]}
+
+The entries are the audit log's own (``pyapp.audit``): every call carries its
+prompt version, prompt hash and request settings, and no entry has a field that
+could hold the API key. Exporting one run takes its calls, its cancel entries
+and the decisions on its calls; exporting all runs takes those of every run.
+Explorer calls (no run) are not exported.
+
+:func:`parse_import` checks a file completely before anything is used, and
+:func:`merge` returns only what is new, so a bad file changes nothing. The
+command line reads exports through the same two steps as the page.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable
+
+from pyapp import audit
+from pyapp.evalset import EVAL_SET_VERSION
+from pyapp.runs import GRADED, json_nesting_exceeds, rebuild
+
+EXPORT_FORMAT = 1
+EXPORT_NAME = "kd-tree-explorer-audit"
+EXPORT_KEYS = ("format", "format_version", "eval_set_version", "run_id", "entries")
+
+# Bounds for an imported file: far above what a visitor's log reaches (a run is
+# about twenty entries of a few kB), far below what would stall the page.
+MAX_IMPORT_CHARS = 300_000_000
+MAX_IMPORT_ENTRIES = 200_000
+# An export nests four deep (file, entries, entry, settings); anything much deeper is hostile.
+MAX_IMPORT_DEPTH = 8
+MAX_PROBLEMS_SHOWN = 3
+
+CSV_COLUMNS = (
+    "run_id", "case_id", "entry_id", "time", "eval_set_version", "prompt_version", "prompt_hash",
+    "provider", "model", "max_tokens", "temperature", "base_url", "status", "stop", "input_tokens",
+    "output_tokens", "answer_ms", "total_ms", "retries", "logged_outcome", "error", "counted_as",
+    "graded_outcome", "failure", "failed_checks", "message", "answer",
+)
+# A spreadsheet runs a cell starting with one of these as a formula.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+class ImportFileError(ValueError):
+    """A file that cannot be imported; the message says why in words a visitor can act on."""
+
+
+# --------------------------------------------------------------------------- export
+
+
+def select_entries(entries: Iterable[dict], run_id: str | None = None) -> list[dict]:
+    """The valid entries of one run (or every run) in log order: calls, cancels, decisions on its calls.
+
+    ``ValueError`` when ``run_id`` names no run in the log.
+    """
+    valid = [e for e in entries if not audit.validate_entry(e)]
+    in_runs = [e for e in valid if e["type"] != audit.DECISION and e["run_id"] is not None
+               and (run_id is None or e["run_id"] == run_id)]
+    if run_id is not None and not in_runs:
+        raise ValueError(f"no run {run_id!r} in the audit log")
+    calls = {e["id"] for e in in_runs if e["type"] == audit.CALL}
+    chosen = {e["id"] for e in in_runs}
+    return [e for e in valid if e["id"] in chosen or (e["type"] == audit.DECISION and e["call_id"] in calls)]
+
+
+def export_json(entries: Iterable[dict], run_id: str | None = None) -> str:
+    """A JSON export of one run or of every run (module doc gives the layout), one entry per line."""
+    chosen = select_entries(entries, run_id)
+    head = {"format": EXPORT_NAME, "format_version": EXPORT_FORMAT, "eval_set_version": EVAL_SET_VERSION,
+            "run_id": run_id}
+    opening = json.dumps(head, ensure_ascii=False)[:-1] + ', "entries": ['
+    lines = ",\n".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) for e in chosen)
+    return opening + ("\n" + lines + "\n" if lines else "") + "]}\n"
+
+
+def _cell(value: object, text: bool = False) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    out = str(value)
+    if text and out.startswith(_FORMULA_START):
+        out = "'" + out  # shown as text, never run as a formula
+    return out
+
+
+def export_csv(entries: Iterable[dict], run_id: str | None = None) -> str:
+    """One row per call of one run (or every run), columns ``CSV_COLUMNS``, calls in time order.
+
+    ``counted_as`` says what the call is in the rebuilt run: counted, repeat,
+    stale_input, infrastructure_failure or cancelled; ``graded_outcome`` and
+    ``failed_checks`` are today's grade of a counted answer. Text cells that a
+    spreadsheet would run as a formula start with an apostrophe.
+    """
+    chosen = select_entries(entries, run_id)
+    role: dict[str, tuple[str, object]] = {}
+    for run in rebuild(chosen, validated=True):
+        for result in run.cases:
+            if result.status == GRADED:
+                role[result.entry_id] = ("counted", result.grade)
+        for name, notes in (("repeat", run.repeats), ("stale_input", run.stale),
+                            ("infrastructure_failure", run.infrastructure_failures),
+                            ("cancelled", run.cancelled)):
+            for note in notes:
+                role[note.entry_id] = (name, None)
+    calls = sorted((e for e in chosen if e["type"] == audit.CALL), key=lambda e: (e["run_id"], e["time"]))
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    for e in calls:
+        counted_as, grade = role.get(e["id"], ("", None))
+        s = e["settings"]
+        writer.writerow([
+            _cell(e["run_id"], True), _cell(e["case_id"], True), _cell(e["id"], True), _cell(e["time"]),
+            _cell(e["eval_set_version"], True), _cell(e["prompt_version"], True), _cell(e["prompt_hash"]),
+            _cell(s["provider"], True), _cell(s["model"], True), _cell(s["max_tokens"]),
+            _cell(s["temperature"]),
+            _cell(s["base_url"], True), _cell(e["status"]), _cell(e["stop"]), _cell(e["input_tokens"]),
+            _cell(e["output_tokens"]), _cell(e["answer_ms"]), _cell(e["total_ms"]), _cell(e["retries"]),
+            _cell(e["outcome"]), _cell(e["error"]), counted_as,
+            "" if grade is None else grade.outcome,
+            _cell(grade.failure if grade is not None else e["failure"], True),
+            "" if grade is None else " ".join(grade.failed_checks),
+            _cell(e["message"], True), _cell(e["answer"], True),
+        ])
+    return out.getvalue()
+
+
+# --------------------------------------------------------------------------- import
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f'the key "{key[:40]}" appears twice in one object')
+        out[key] = value
+    return out
+
+
+def _load(text: str) -> object:
+    try:
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as exc:
+        # The text ran out inside a value, or inside a string (JSON strings cannot hold a raw line break).
+        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
+            raise ImportFileError(
+                "The file ends too early: it is cut off (truncated), so nothing was imported. "
+                "Export it again and import the complete file."
+            ) from None
+        raise ImportFileError(
+            f"The file is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
+            "nothing was imported."
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise ImportFileError(f"The file is not valid JSON ({exc}); nothing was imported.") from None
+
+
+def _check_head(doc: object) -> list:
+    if not isinstance(doc, dict) or doc.get("format") != EXPORT_NAME:
+        raise ImportFileError(
+            "This is not an evaluation export of this site: it needs \"format\": "
+            f"\"{EXPORT_NAME}\". Nothing was imported."
+        )
+    version = doc.get("format_version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ImportFileError("The export has no whole-number format_version; nothing was imported.")
+    if version > EXPORT_FORMAT:
+        raise ImportFileError(
+            f"The export is format {version}, made by a newer version of the site; this one reads format "
+            f"{EXPORT_FORMAT}. Nothing was imported."
+        )
+    if version != EXPORT_FORMAT:
+        raise ImportFileError(f"The export is format {version}; this site reads format {EXPORT_FORMAT}.")
+    unknown = sorted(str(k)[:40] for k in doc if k not in EXPORT_KEYS)
+    missing = [k for k in EXPORT_KEYS if k not in doc]
+    if unknown or missing:
+        parts = ([f"unknown fields {', '.join(unknown)}"] if unknown else []) + (
+            [f"missing fields {', '.join(missing)}"] if missing else [])
+        raise ImportFileError(f"The export has {' and '.join(parts)}; nothing was imported.")
+    if not isinstance(doc["eval_set_version"], str):
+        raise ImportFileError("The export's eval_set_version must be text; nothing was imported.")
+    run_id = doc["run_id"]
+    if run_id is not None and (not isinstance(run_id, str) or audit.validate_entry(
+            {"format": 1, "id": "x", "type": "cancel", "time": "2026-01-01T00:00:00.000Z", "run_id": run_id,
+             "case_id": "C01", "call_id": None})):
+        raise ImportFileError("The export's run_id is not a valid run id; nothing was imported.")
+    entries = doc["entries"]
+    if not isinstance(entries, list):
+        raise ImportFileError("The export's entries must be a list; nothing was imported.")
+    if len(entries) > MAX_IMPORT_ENTRIES:
+        raise ImportFileError(
+            f"The export has {len(entries):,} entries; an import takes at most {MAX_IMPORT_ENTRIES:,}."
+        )
+    return entries
+
+
+def _label(index: int, entry: object) -> str:
+    ident = entry.get("id") if isinstance(entry, dict) else None
+    shown = f" (id {ident})" if isinstance(ident, str) and len(ident) <= 64 else ""
+    return f"entry {index + 1}{shown}"
+
+
+def parse_import(text: str | bytes) -> list[dict]:
+    """The entries of a JSON export after full validation; ``ImportFileError`` if anything is wrong.
+
+    Checks, in order: text (UTF-8), size, nesting depth (before parsing, so a hostile
+    file cannot exhaust the parser's stack), strict JSON (no NaN, no repeated keys),
+    the export's own fields and version, the entry count, every entry against
+    :func:`pyapp.audit.validate_entry`, unique entry ids, and, for a one-run export,
+    that every entry belongs to that run.
+    """
+    if isinstance(text, (bytes, bytearray)):
+        if len(text) > MAX_IMPORT_CHARS:
+            raise ImportFileError(_too_big(len(text)))
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ImportFileError("The file is not UTF-8 text; nothing was imported.") from None
+    if not isinstance(text, str):
+        raise ImportFileError("The import needs the text of a JSON export.")
+    if len(text) > MAX_IMPORT_CHARS:
+        raise ImportFileError(_too_big(len(text)))
+    if not text.strip():
+        raise ImportFileError("The file is empty; nothing was imported.")
+    if json_nesting_exceeds(text, MAX_IMPORT_DEPTH):
+        raise ImportFileError(
+            f"The file nests lists or objects more than {MAX_IMPORT_DEPTH} deep, which an export never does; "
+            "nothing was imported."
+        )
+    doc = _load(text.lstrip("\ufeff"))
+    entries = _check_head(doc)
+    bad, shown = 0, []
+    for index, entry in enumerate(entries):
+        problems = audit.validate_entry(entry)
+        if problems:
+            bad += 1
+            if len(shown) < MAX_PROBLEMS_SHOWN:
+                shown.append(f"{_label(index, entry)}: {'; '.join(problems)}")
+    if bad:
+        raise ImportFileError(
+            f"{bad} of {len(entries)} entries are not valid audit entries, so nothing was imported. "
+            + " | ".join(shown)
+        )
+    seen: set[str] = set()
+    for index, entry in enumerate(entries):
+        if entry["id"] in seen:
+            raise ImportFileError(
+                f"{_label(index, entry)} repeats an id used earlier in the file; nothing was imported."
+            )
+        seen.add(entry["id"])
+    _check_one_run(doc["run_id"], entries)
+    return entries
+
+
+def _check_one_run(run_id: str | None, entries: list[dict]) -> None:
+    calls = {e["id"] for e in entries if e["type"] == audit.CALL}
+    for index, entry in enumerate(entries):
+        if entry["type"] == audit.DECISION:
+            if entry["call_id"] not in calls:
+                raise ImportFileError(
+                    f"{_label(index, entry)} is a decision on a call that is not in the file; "
+                    "nothing was imported."
+                )
+        elif entry["run_id"] is None or (run_id is not None and entry["run_id"] != run_id):
+            where = "outside any run" if entry["run_id"] is None else f"of run {entry['run_id']}"
+            expected = "runs only" if run_id is None else f"run {run_id} only"
+            raise ImportFileError(
+                f"{_label(index, entry)} is {where}, but the export holds {expected}; nothing was imported."
+            )
+
+
+def _too_big(size: int) -> str:
+    return (f"The file is {size / 1e6:,.1f} MB; an import takes at most {MAX_IMPORT_CHARS / 1e6:,.0f} MB. "
+            "Nothing was imported.")
+
+
+def merge(existing: Iterable[object], imported: list[dict]) -> list[dict]:
+    """The imported entries that are not in ``existing`` yet, in file order: what to append to the log.
+
+    An entry whose id is already in the log with the same content is skipped; with
+    different content it is an ``ImportFileError`` and nothing is appended.
+    """
+    by_id = {e["id"]: e for e in existing if isinstance(e, dict) and isinstance(e.get("id"), str)}
+    new = []
+    for entry in imported:
+        old = by_id.get(entry["id"])
+        if old is None:
+            new.append(entry)
+            by_id[entry["id"]] = entry
+        elif old != entry:
+            raise ImportFileError(
+                f"Entry {entry['id']} is already in the audit log with different content; the log is "
+                "append-only, so nothing was imported."
+            )
+    return new
