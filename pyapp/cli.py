@@ -11,8 +11,13 @@ import json
 import sys
 from collections.abc import Sequence
 
+from pyapp.evalset import case, case_prompt, evalset_summary, evalset_table
+from pyapp.export import parse_import
 from pyapp.geodata import businesses_by_id
 from pyapp.kdtree import ORDERS
+from pyapp.prompt import Prompt
+from pyapp.report import compare_report, format_compare_report, format_run_report, run_report
+from pyapp.runs import Rebuilt, rebuild
 from pyapp.search import KINDS, SearchResult, search
 from pyapp.trace import Step
 
@@ -86,6 +91,118 @@ def format_search(result: SearchResult) -> str:
     return "\n".join(lines)
 
 
+def _add_evalset(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("evalset", help="list the twenty cases of the evaluation set")
+    p.add_argument("--json", action="store_true", help="print the summary and the table as JSON")
+    p.set_defaults(run=_run_evalset, parser=p)
+
+
+def _run_evalset(args: argparse.Namespace) -> int:
+    table = evalset_table()
+    summary = evalset_summary(table)
+    if args.json:
+        print(json.dumps({"summary": summary, "cases": table}))
+    else:
+        print(format_evalset(table, summary))
+    return 0
+
+
+def format_evalset(table: list[dict], summary: dict) -> str:
+    """The set as text: one block per case, then how many traces are cut."""
+    lines = [f"{summary['eval_set_version']}, seed {summary['seed']}: {summary['cases']} cases"]
+    for row in table:
+        radius = "" if row["radius"] is None else f"  radius {row['radius']:g}"
+        cut = f"  cut to {row['steps_sent']}" if row["over_limit"] else ""
+        lines.append(
+            f"{row['case_id']}  {row['kind']:<13} {row['order']:<12} ({row['lon']:.7f}, {row['lat']:.7f})"
+            f"{radius}  {row['steps']} steps{cut}, {row['results']} result(s)"
+        )
+        lines.append(f"     {row['why_it_matters']}")
+    lines.append(
+        f"{summary['over_limit']} of {summary['cases']} traces are longer than the {summary['max_steps']} "
+        f"steps a prompt sends; one run sends {summary['prompt_chars']:,} characters of prompts."
+    )
+    return "\n".join(lines)
+
+
+def _add_prompt(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("prompt", help="print the exact prompt the site sends for one case")
+    p.add_argument("case", metavar="CASE", help="case id, C01 to C20")
+    p.add_argument("--json", action="store_true", help="print version, hash, system and user text as JSON")
+    p.set_defaults(run=_run_prompt, parser=p)
+
+
+def _run_prompt(args: argparse.Namespace) -> int:
+    prompt = case_prompt(case(args.case))
+    if args.json:
+        print(json.dumps({"case_id": args.case, **prompt.to_json()}))
+    else:
+        sys.stdout.write(format_prompt(args.case, prompt))
+    return 0
+
+
+def format_prompt(case_id: str, prompt: Prompt) -> str:
+    """A header line, then the system text and the user text, each under a marker line of its own.
+
+    Both texts are printed exactly; a line break is added after one only if it lacks one.
+    """
+    parts = [f"# {case_id}: prompt {prompt.version}, sha256 {prompt.hash}\n"]
+    for marker, text in (("=== system ===", prompt.system), ("=== user ===", prompt.user)):
+        parts.append(marker + "\n" + text + ("" if text.endswith("\n") else "\n"))
+    return "".join(parts)
+
+
+def _read_runs(path: str) -> Rebuilt:
+    """The runs of an export file, through the same import checks and rebuild as the page."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    return rebuild(parse_import(data), validated=True)
+
+
+def _add_report(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="the numbers the evaluation page shows for the runs of an export")
+    p.add_argument("export", metavar="EXPORT.json", help="a JSON export from the evaluation page")
+    p.add_argument("--run", dest="run_id", metavar="ID",
+                   help="report this run only (default: every run in the file)")
+    p.add_argument("--json", action="store_true",
+                   help="print JSON: one report with --run, else a list of reports")
+    p.set_defaults(run=_run_report, parser=p)
+
+
+def _run_report(args: argparse.Namespace) -> int:
+    built = _read_runs(args.export)
+    runs = [built.run(args.run_id)] if args.run_id else list(built)
+    if not runs:
+        raise ValueError(f"{args.export} holds no runs")
+    reports = [run_report(r) for r in runs]
+    if args.json:
+        print(json.dumps(reports[0] if args.run_id else reports))
+    else:
+        print("\n\n".join(format_run_report(r) for r in reports))
+    return 0
+
+
+def _add_compare(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("compare", help="the paired comparison of two runs of an export")
+    p.add_argument("export", metavar="EXPORT.json", help="a JSON export holding both runs")
+    p.add_argument("--run", dest="run_ids", action="append", required=True, metavar="ID",
+                   help="a run id; give it twice, first run then second")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    p.set_defaults(run=_run_compare, parser=p)
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    if len(args.run_ids) != 2:
+        raise _UsageError("compare needs --run exactly twice: --run FIRST --run SECOND")
+    built = _read_runs(args.export)
+    report = compare_report(built.run(args.run_ids[0]), built.run(args.run_ids[1]))
+    print(json.dumps(report) if args.json else format_compare_report(report))
+    return 0
+
+
 class _UsageError(Exception):
     """A combination of arguments argparse cannot express; reported like an argparse error.
 
@@ -97,6 +214,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pyapp", description="K-d Tree Explorer command line")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_trace(sub)
+    _add_evalset(sub)
+    _add_prompt(sub)
+    _add_report(sub)
+    _add_compare(sub)
     return parser
 
 
