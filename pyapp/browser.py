@@ -178,3 +178,79 @@ async def export_audit(format: str, run_id: str | None = None) -> str:  # noqa: 
 
     entries, _ = await read_entries()
     return export_json(entries, run_id) if format == "json" else export_csv(entries, run_id)
+
+
+# --- the evaluation page (DR-006) ---------------------------------------------------
+
+
+def emit(event: dict) -> None:
+    from kdt_worker import emit as post
+
+    post(json.dumps(event))
+
+
+@op
+def evalset() -> dict:
+    from .evalset import evalset_summary, evalset_table
+    from .report import small_sample_guidance
+
+    table = evalset_table()
+    return {"cases": table, "summary": evalset_summary(table), "guidance": small_sample_guidance()}
+
+
+@op
+async def eval_overview() -> dict:
+    from .report import run_report
+    from .runs import rebuild
+
+    entries, corrupt = await read_entries()
+    rebuilt = rebuild(entries, validated=True)
+    runs = sorted(rebuilt.runs, key=lambda run: run.started, reverse=True)
+    calls = sum(1 for entry in entries if entry["type"] == "call" and entry["run_id"])
+    return {"runs": [run_report(run) for run in runs], "calls": calls, "corrupt": corrupt + rebuilt.skipped}
+
+
+@op
+async def compare_runs(run_a: str, run_b: str) -> dict:
+    from .report import compare_report
+    from .runs import rebuild
+
+    rebuilt = rebuild((await read_entries())[0], validated=True)
+    return compare_report(rebuilt.run(run_a), rebuilt.run(run_b))
+
+
+@op
+async def run_eval(run_id: str | None, settings: dict, api_key: str | None) -> dict:
+    from kdt_worker import acquire_lock
+
+    from .providers import Settings
+    from .runner import new_run_id
+    from .runner import run_eval as run
+
+    settings = Settings.from_dict(settings)
+    fresh = run_id is None
+    run_id = run_id or new_run_id()
+    # Web Locks: a second tab cannot run the same run at the same time.
+    release = await acquire_lock(f"kd-explorer-run:{run_id}")
+    if release is None:
+        raise RuntimeError(f"run {run_id} is already running in another tab of this browser")
+    try:
+        async def entries() -> list[dict]:
+            return (await read_entries())[0]
+
+        return await run(run_id, fresh, settings, api_key, read_entries=entries, append=append_entries, emit=emit,
+                         cancelled=cancelled, transport=transport, sleep=sleep, clock=clock_ms)
+    finally:
+        release()
+
+
+@op
+async def import_audit(text: str) -> dict:
+    from .export import merge, parse_import
+
+    imported = parse_import(text)
+    existing, _ = await read_entries()
+    new = merge(existing, imported)
+    if new:
+        await append_entries(new)
+    return {"added": len(new), "skipped": len(imported) - len(new)}

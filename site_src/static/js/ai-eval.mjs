@@ -1,4 +1,271 @@
+// The /ai-eval/ page: show the set, drive runs in the worker, render what pyapp.report computes.
+// Every number shown comes from pyapp; this file only places text and draws the plots.
+import { download, readKey, readSettings, setupSettings } from "./ai-settings.mjs";
 import { startPython } from "./python.mjs";
 
+const SVG = "http://www.w3.org/2000/svg";
+const $ = (id) => document.getElementById(id);
 const python = startPython();
-python.ready.catch(() => {});
+let overview = { runs: [] };
+
+const modelOf = (run) => (run.settings ? `${run.settings.provider} · ${run.settings.model}` : "mixed settings");
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+const ms = (x) => (x === null || x === undefined ? "–" : `${Math.round(x)} ms`);
+
+function element(tag, text, attributes = {}) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = text;
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  return node;
+}
+
+function row(body, cells, attributes = {}) {
+  const tr = body.insertRow();
+  for (const [key, value] of Object.entries(attributes)) tr.setAttribute(key, value);
+  for (const value of cells) {
+    const td = tr.insertCell();
+    if (value instanceof Node) td.append(value);
+    else td.textContent = value ?? "–";
+  }
+  return tr;
+}
+
+function svg(name, attributes, parent) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  if (parent) parent.append(node);
+  return node;
+}
+
+function table(headers, rows, attributes = {}) {
+  const t = element("table", null, attributes);
+  const head = t.createTHead().insertRow();
+  for (const h of headers) head.append(element("th", h, { scope: "col" }));
+  const body = t.createTBody();
+  for (const r of rows) row(body, r);
+  return t;
+}
+
+async function showSet() {
+  const { cases, summary, guidance } = await python.call("evalset");
+  $("set-summary").textContent = `Version ${summary.eval_set_version}, seed ${summary.seed}: ${summary.cases} cases. ` +
+    `${summary.over_limit} of the ${summary.cases} traces are longer than the ${summary.max_steps} steps a prompt ` +
+    "sends; for those the prompt says where it was cut and states the final facts.";
+  $("prompt-chars").textContent = summary.prompt_chars.toLocaleString("en");
+  $("wilson-20").textContent = pct(guidance.all_grounded_wilson_low);
+  $("detectable").textContent = guidance.smallest_one_way;
+  $("detectable-points").textContent = Math.round(100 * guidance.smallest_one_way_points);
+  const body = $("evalset").tBodies[0];
+  body.replaceChildren();
+  for (const c of cases) {
+    const steps = c.over_limit ? `${c.steps} (first ${c.steps_sent} sent)` : String(c.steps);
+    row(body, [c.case_id, c.kind_label, c.order, `${c.lon}, ${c.lat}`, steps, c.why_it_matters],
+      { "data-case": c.case_id });
+  }
+}
+
+function drawRates(runs) {
+  const plot = $("rates-plot");
+  plot.replaceChildren();
+  const width = 640;
+  const rowHeight = 28;
+  const left = 190;
+  const height = rowHeight * Math.max(runs.length, 1) + 30;
+  plot.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  const x = (p) => left + p * (width - left - 20);
+  for (const tick of [0, 0.25, 0.5, 0.75, 1]) {
+    svg("line", { x1: x(tick), x2: x(tick), y1: 0, y2: height - 20, class: "grid" }, plot);
+    svg("text", { x: x(tick), y: height - 5, "text-anchor": "middle", class: "tick" }, plot).textContent = pct(tick);
+  }
+  runs.forEach((run, i) => {
+    const y = rowHeight * i + rowHeight / 2;
+    svg("text", { x: 4, y: y + 4, class: "label" }, plot).textContent = `${run.run_id.slice(4, 19)} ${modelOf(run)}`;
+    if (!run.graded) return;
+    const [low, high] = run.grounded_interval;
+    svg("line", { x1: x(low), x2: x(high), y1: y, y2: y, class: "interval" }, plot);
+    svg("circle", { cx: x(run.grounded_share), cy: y, r: 5, class: "estimate", "data-run": run.run_id }, plot);
+  });
+}
+
+function drawLatencies(run) {
+  const plot = svg("svg", { class: "plot", role: "img", "aria-label": `Latency of each answered call in ${run.run_id}` });
+  const width = 640;
+  const height = 70;
+  plot.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  const values = run.latencies;
+  if (!values.length) return plot;
+  const top = Math.max(...values) * 1.05;
+  const x = (v) => 20 + (v / top) * (width - 40);
+  if (run.latency) {
+    svg("rect", { x: x(run.latency.low), y: 10, width: Math.max(1, x(run.latency.high) - x(run.latency.low)), height: 30,
+      class: "band" }, plot);
+    svg("line", { x1: x(run.latency.median), x2: x(run.latency.median), y1: 6, y2: 44, class: "median" }, plot);
+  }
+  for (const v of values) svg("circle", { cx: x(v), cy: 25, r: 4, class: "dot" }, plot);
+  svg("text", { x: 20, y: 62, class: "tick" }, plot).textContent = "0 ms";
+  svg("text", { x: width - 20, y: 62, "text-anchor": "end", class: "tick" }, plot).textContent = `${Math.round(top)} ms`;
+  return plot;
+}
+
+function showRunDetail(run) {
+  const detail = $("run-detail");
+  detail.replaceChildren();
+  detail.append(element("h3", `Run ${run.run_id}`));
+  detail.append(element("p", `Grounded: ${run.display.grounded}. Model failures count as not grounded; ` +
+    "infrastructure failures and stale inputs are left out of every denominator.", { id: "run-headline" }));
+  detail.append(element("p", `Latency of the answering request: ${run.display.latency}. ${run.display.tokens}.`,
+    { id: "run-latency" }));
+  if (run.mixed_settings) detail.append(element("p", "This run's calls used different settings.", { class: "note" }));
+  detail.append(drawLatencies(run));
+  detail.append(element("h4", "Per kind (counts only: five cases per kind are too few for intervals)"));
+  detail.append(table(["Kind", "Grounded", "Not grounded", "Model failure", "Not graded"],
+    run.per_kind.map((k) => [k.label, k.grounded, k.not_grounded, k.model_failure, k.not_graded])));
+  const apart = [["Infrastructure failures (not the model's fault)", run.infrastructure_failures],
+    ["Stale input (asked with another prompt; asked again on continue)", run.stale],
+    ["Cancelled", run.cancelled]];
+  if (apart.some(([, notes]) => notes.length) || run.to_ask.length) {
+    detail.append(element("h4", "Kept out of every rate"));
+    const list = element("ul", null, { id: "run-apart" });
+    for (const [label, notes] of apart) {
+      for (const note of notes) list.append(element("li", `${label}: ${note.case_id ?? "–"}, ${note.reason}`));
+    }
+    if (run.to_ask.length) list.append(element("li", `Still to ask on continue: ${run.to_ask.join(", ")}`));
+    detail.append(list);
+  }
+  detail.append(element("h4", "Per case"));
+  const checkNames = ["result", "distance", "nodes_visited", "subtrees_pruned", "cited_steps"];
+  detail.append(table(["Case", "Outcome", ...checkNames, "Detail"], run.cases.map((c) => {
+    const passed = Object.fromEntries(c.checks.map((check) => [check.name, check.passed ? "pass" : "fail"]));
+    return [c.case_id, (c.outcome ?? c.status).replaceAll("_", " "), ...checkNames.map((n) => passed[n] ?? "–"), c.detail];
+  }), { id: "case-table" }));
+}
+
+function fillRunSelects() {
+  const options = overview.runs.map((run) => [run.run_id, `${run.run_id} · ${modelOf(run)}`]);
+  for (const id of ["continue-select", "compare-a", "compare-b", "export-run"]) {
+    const select = $(id);
+    const keep = select.value;
+    const first = id === "export-run" ? [["", "all runs"]] : id === "continue-select" && !options.length ? [["", "(no runs yet)"]] : [];
+    select.replaceChildren(...[...first, ...options].map(([value, label]) => element("option", label, { value })));
+    if ([...select.options].some((o) => o.value === keep)) select.value = keep;
+  }
+  if (overview.runs.length > 1 && $("compare-a").value === $("compare-b").value) $("compare-b").selectedIndex = 1;
+}
+
+async function refreshRuns() {
+  overview = await python.call("eval_overview");
+  const body = $("runs").tBodies[0];
+  body.replaceChildren();
+  for (const run of overview.runs) {
+    const link = element("button", run.run_id, { type: "button", class: "linkish" });
+    link.addEventListener("click", () => showRunDetail(run));
+    row(body, [link, run.started.replace("T", " ").replace("Z", ""), modelOf(run),
+      run.graded ? `${run.grounded}/${run.graded} (${pct(run.grounded_share)})` : "–",
+      run.graded ? `${pct(run.grounded_interval[0])} – ${pct(run.grounded_interval[1])}` : "–",
+      run.latency ? `${ms(run.latency.median)} (${ms(run.latency.low)}–${ms(run.latency.high)})` : "–",
+      run.infrastructure_failures.length, run.stale.length, `${run.tokens.input} / ${run.tokens.output}`],
+    { "data-run": run.run_id });
+  }
+  $("runs-message").textContent = `${overview.runs.length} runs rebuilt from ${overview.calls} logged calls` +
+    (overview.corrupt ? `; ${overview.corrupt} unreadable audit entries were skipped (left in place).` : ".");
+  drawRates(overview.runs);
+  fillRunSelects();
+  if (overview.runs.length) showRunDetail(overview.runs[0]);
+}
+
+async function compare() {
+  const out = $("comparison");
+  out.replaceChildren();
+  const [a, b] = [$("compare-a").value, $("compare-b").value];
+  if (!a || !b || a === b) {
+    out.append(element("p", "Choose two different runs."));
+    return;
+  }
+  const result = await python.call("compare_runs", { run_a: a, run_b: b });
+  const list = element("dl", null, { class: "stats", id: "compare-figures" });
+  for (const [label, text] of [["First run", result.display.first], ["Second run", result.display.second],
+    ["Paired difference (Newcombe)", result.display.difference], ["Test", result.display.mcnemar],
+    ["Per case", `${result.better} better, ${result.worse} worse, ${result.same} the same`]]) {
+    list.append(element("dt", label), element("dd", text));
+  }
+  out.append(list);
+  out.append(element("p", result.summary, { id: "compare-summary" }));
+  if (result.note) out.append(element("p", result.note, { class: "note", id: "compare-note" }));
+  if (result.not_paired.length) out.append(element("p", `Not paired (no counted answer in both): ${result.not_paired.join(", ")}`));
+  out.append(table(["Case", "First run", "Second run", "First against second"],
+    result.cases.map((c) => [c.case_id, c.first.replaceAll("_", " "), c.second.replaceAll("_", " "), c.verdict]),
+    { id: "paired-table" }));
+}
+
+function setRunning(running) {
+  $("start-run").disabled = running;
+  $("continue-run").disabled = running;
+  $("cancel-run").disabled = !running;
+}
+
+async function run(runId) {
+  setRunning(true);
+  $("case-status").replaceChildren();
+  $("run-status").textContent = "Starting…";
+  try {
+    const result = await python.call("run_eval", { run_id: runId, settings: readSettings(), api_key: readKey() },
+      { cancellable: true });
+    $("run-status").textContent = result.stopped
+      ? `Run ${result.run_id} stopped: ${result.stopped}` : `Run ${result.run_id} has an answer for every case it asked.`;
+  } catch (error) {
+    $("run-status").textContent = `The run could not go on: ${error.message}`;
+  } finally {
+    setRunning(false);
+    await refreshRuns();
+  }
+}
+
+python.onEvent((event) => {
+  if (event.type === "run-start") {
+    $("run-progress").max = Math.max(event.todo.length, 1);
+    $("run-progress").value = 0;
+    $("case-status").replaceChildren(...event.todo.map((id) => element("li", `${id}: waiting`, { "data-case": id, "data-state": "waiting" })));
+    $("run-status").textContent = `Run ${event.run_id}: ${event.todo.length} cases to ask.`;
+  } else if (event.type === "case-start") {
+    const item = $("case-status").querySelector(`[data-case="${event.case_id}"]`);
+    item.textContent = `${event.case_id}: asking…`;
+    item.dataset.state = "asking";
+    $("run-status").textContent = `Asking ${event.case_id} (${event.index + 1} of ${event.total}).`;
+  } else if (event.type === "case-done") {
+    const item = $("case-status").querySelector(`[data-case="${event.case_id}"]`);
+    item.textContent = `${event.case_id}: ${event.outcome.replaceAll("_", " ")}`;
+    item.dataset.state = event.outcome;
+    $("run-progress").value = event.index + 1;
+  }
+});
+
+python.ready.then(async () => {
+  await Promise.all([showSet(), refreshRuns()]);
+  document.body.dataset.evalReady = "true";
+}).catch(() => {});
+
+setupSettings();
+$("start-run").addEventListener("click", () => run(null));
+$("continue-run").addEventListener("click", () => { if ($("continue-select").value) run($("continue-select").value); });
+$("cancel-run").addEventListener("click", () => { python.cancel(); $("run-status").textContent = "Cancelling…"; });
+$("compare").addEventListener("click", compare);
+for (const format of ["json", "csv"]) {
+  $(`export-${format}`).addEventListener("click", async () => {
+    const runId = $("export-run").value || null;
+    const text = await python.call("export_audit", { format, run_id: runId });
+    download(`kd-explorer-${runId ?? "all-runs"}.${format}`, text, format === "json" ? "application/json" : "text/csv");
+  });
+}
+$("import-file").addEventListener("change", async () => {
+  const file = $("import-file").files[0];
+  if (!file) return;
+  try {
+    const result = await python.call("import_audit", { text: await file.text() });
+    $("import-message").textContent = `Imported ${result.added} entries (${result.skipped} were already here).`;
+    await refreshRuns();
+  } catch (error) {
+    $("import-message").textContent = `Nothing was imported: ${error.message}`;
+  } finally {
+    $("import-file").value = "";
+  }
+});

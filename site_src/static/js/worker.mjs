@@ -31,6 +31,12 @@ async function boot({ pyapp, wheels }) {
   pyodide.registerJsModule("kdt_worker", {
     emit: (json) => self.postMessage({ type: "event", event: JSON.parse(json) }),
     cancel_requested: () => cancelRequested,
+    acquire_lock: (name) => new Promise((resolve) => {
+      navigator.locks.request(name, { ifAvailable: true }, (lock) => {
+        if (!lock) return resolve(null);
+        return new Promise((release) => resolve(release)); // held until Python calls release()
+      });
+    }),
     new_signal: (timeoutMs) => AbortSignal.any([aborter.signal, AbortSignal.timeout(timeoutMs)]),
   });
   pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide/app')");
