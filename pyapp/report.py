@@ -12,6 +12,8 @@ stale inputs are listed apart and are in no denominator.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from pyapp.evalset import EVAL_SET_VERSION, KINDS, case
 from pyapp.grading import GROUNDED, MODEL_FAILURE, NOT_GROUNDED
 from pyapp.runs import GRADED, Run, cases_to_ask
@@ -153,6 +155,34 @@ def run_report(run: Run) -> dict:
                   f"over {run.calls} calls",
     }
     return report
+
+
+def runs_overview(runs: Iterable[Run]) -> list[dict]:
+    """One row per run for the runs list: grounded share and Wilson interval, no bootstrap, so cheap.
+
+    Reading the shares grades every counted answer of every run listed.
+    """
+    rows = []
+    for run in runs:
+        outcomes = [c.outcome for c in run.graded]
+        k, n = outcomes.count(GROUNDED), len(outcomes)
+        interval = list(wilson(k, n, CONFIDENCE)) if n else None
+        rows.append({
+            "run_id": run.run_id,
+            "started": run.started,
+            "last": run.last,
+            "settings": run.settings,
+            "mixed_settings": run.mixed_settings,
+            "calls": run.calls,
+            "graded": n,
+            "grounded": k,
+            "grounded_share": k / n if n else None,
+            "grounded_interval": interval,
+            "to_ask": len(cases_to_ask(run)),
+            "complete": run.complete,
+            "display": {"grounded": fmt_share(k, n, interval)},
+        })
+    return rows
 
 
 # --------------------------------------------------------------------------- two runs

@@ -22,17 +22,20 @@ The rules, in the order they apply to one run:
    :func:`pyapp.evalset.case_facts`; the logged outcome is kept only to report
    when today's grade differs from it.
 
-Entries that fail :func:`pyapp.audit.validate_entry` are skipped and counted.
-Grading is cached by (prompt hash, answer text, stop) and facts by case, so
-identical answers are graded once; see ``bench/bench_rebuild.py`` for timings.
+Which cases count, and so every denominator and what a continued run asks, is
+known from the log alone; the grade itself is computed the first time it is
+read (``CaseResult.grade``) and cached by (prompt hash, answer text, stop), so
+a page that shows one run of a long log grades twenty answers, not all of them,
+and identical answers are graded once. Entries that fail
+:func:`pyapp.audit.validate_entry` are skipped and counted.
+``bench/bench_rebuild.py`` times both steps.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate
 
 from pyapp import audit
@@ -80,11 +83,14 @@ class Decision:
 
 @dataclass(frozen=True)
 class CaseResult:
-    """One case of one run: its status, and for a graded case the counted call and its grade."""
+    """One case of one run: its status, and for a graded case the counted call and its answer.
+
+    ``entry_id`` is the counted call, or for an unanswered case the call (or cancel
+    entry) behind its status; ``detail`` says why for those.
+    """
 
     case_id: str
     status: str
-    grade: Grade | None = None
     entry_id: str | None = None
     answer_ms: float | None = None
     total_ms: float | None = None
@@ -92,10 +98,20 @@ class CaseResult:
     calls: int = 0
     detail: str = ""
     decision: Decision | None = None
+    answer: str | None = field(default=None, repr=False)
+    stop: str | None = None
+
+    @property
+    def grade(self) -> Grade | None:
+        """Today's grade of the counted answer (None unless graded); computed once, then cached."""
+        if self.status != GRADED or self.answer is None or self.stop is None:
+            return None
+        return _grader().grade(self.case_id, self.answer, self.stop)
 
     @property
     def outcome(self) -> str | None:
-        return None if self.grade is None else self.grade.outcome
+        grade = self.grade
+        return None if grade is None else grade.outcome
 
 
 @dataclass(frozen=True)
@@ -116,7 +132,6 @@ class Run:
     stale: tuple[CallNote, ...]
     cancelled: tuple[CallNote, ...]
     repeats: tuple[CallNote, ...]
-    regraded_differently: tuple[str, ...]
 
     def case_result(self, case_id: str) -> CaseResult:
         for c in self.cases:
@@ -136,6 +151,11 @@ class Run:
     @property
     def complete(self) -> bool:
         return all(c.status == GRADED for c in self.cases)
+
+    @property
+    def regraded_differently(self) -> tuple[str, ...]:
+        """Counted calls whose grade today differs from the outcome logged when they were made."""
+        return tuple(c.entry_id for c in self.graded if c.outcome != c.logged_outcome)
 
 
 @dataclass(frozen=True)
@@ -287,13 +307,14 @@ def _when(item: tuple[str, int, dict]) -> tuple[str, int]:
     return item[0], item[1]
 
 
-def _settings_key(settings: dict) -> str:
-    return json.dumps(settings, sort_keys=True, separators=(",", ":"))
+def _settings_key(settings: dict) -> tuple:
+    # Values compare by ==, so 0 and 0.0 (a number that went through JavaScript) are the same setting.
+    return tuple(sorted(settings.items(), key=lambda item: item[0]))
 
 
 def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: _Grader,
                decisions: dict[str, Decision]) -> Run:
-    counted: dict[str, CaseResult] = {}
+    counted: dict[str, dict] = {}
     # The latest event of a case that has no counted answer: (status, CallNote).
     pending: dict[str, tuple[str, CallNote]] = {}
     calls_per_case: dict[str, int] = {}
@@ -301,8 +322,7 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: _Grader,
     stale: list[CallNote] = []
     cancelled: list[CallNote] = []
     repeats: list[CallNote] = []
-    differs: list[str] = []
-    settings_seen: dict[str, dict] = {}
+    settings_seen: dict[tuple, dict] = {}
     first_settings: dict | None = None
     calls = input_tokens = output_tokens = 0
     for time, _, entry in items:
@@ -343,28 +363,26 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: _Grader,
             continue
         if case_id in counted:
             repeats.append(CallNote(entry["id"], case_id, time,
-                                    f"{case_id} already has the answer of call {counted[case_id].entry_id}"))
+                                    f"{case_id} already has the answer of call {counted[case_id]['id']}"))
             continue
-        grade = grader.grade(case_id, entry["answer"], entry["stop"])
-        if grade.outcome != outcome:
-            differs.append(entry["id"])
-        counted[case_id] = CaseResult(
-            case_id, GRADED, grade, entry["id"], entry["answer_ms"], entry["total_ms"], outcome,
-            detail="", decision=decisions.get(entry["id"]),
-        )
+        counted[case_id] = entry
         pending.pop(case_id, None)
     results = []
     for case_id in case_ids():
         calls_here = calls_per_case.get(case_id, 0)
         if case_id in counted:
-            results.append(_with_calls(counted[case_id], calls_here))
+            e = counted[case_id]
+            results.append(CaseResult(
+                case_id, GRADED, e["id"], e["answer_ms"], e["total_ms"], e["outcome"], calls_here,
+                decision=decisions.get(e["id"]), answer=e["answer"], stop=e["stop"],
+            ))
         elif case_id in pending:
             status, note = pending[case_id]
             results.append(CaseResult(case_id, status, entry_id=note.entry_id, calls=calls_here,
                                       detail=note.reason))
         else:
             results.append(CaseResult(case_id, NEVER_ASKED, calls=calls_here))
-    seen = [settings_seen[k] for k in sorted(settings_seen)]
+    seen = [settings_seen[k] for k in sorted(settings_seen, key=repr)]
     return Run(
         run_id=run_id,
         started=items[0][0],
@@ -380,13 +398,7 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: _Grader,
         stale=tuple(stale),
         cancelled=tuple(cancelled),
         repeats=tuple(repeats),
-        regraded_differently=tuple(differs),
     )
-
-
-def _with_calls(result: CaseResult, calls: int) -> CaseResult:
-    return CaseResult(result.case_id, result.status, result.grade, result.entry_id, result.answer_ms,
-                      result.total_ms, result.logged_outcome, calls, result.detail, result.decision)
 
 
 def _failure_text(entry: dict) -> str:

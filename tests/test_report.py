@@ -18,6 +18,7 @@ from pyapp.report import (
     format_compare_report,
     format_run_report,
     run_report,
+    runs_overview,
     small_sample_guidance,
 )
 from pyapp.runs import rebuild
@@ -182,3 +183,16 @@ def test_text_output_uses_the_display_strings():
     text = format_compare_report(compare)
     assert compare["display"]["difference"] in text and compare["summary"] in text
     assert compare["display"]["difference"] == "+5.0 points (95% CI -11.7 to +23.0)"
+
+
+def test_overview_matches_the_full_reports():
+    built = rebuild(full_run("A", first(18)) + full_run("B", first(4), start=100)[:12])
+    rows = runs_overview(built)
+    assert [r["run_id"] for r in rows] == ["A", "B"]
+    for row, run in zip(rows, built, strict=True):
+        full = run_report(run)
+        for key in ("graded", "grounded", "grounded_share", "grounded_interval"):
+            assert row[key] == full[key]
+        assert row["display"]["grounded"] == full["display"]["grounded"]
+        assert row["to_ask"] == len(full["to_ask"])
+    assert rows[1]["to_ask"] == 8 and not rows[1]["complete"]

@@ -209,7 +209,7 @@ def test_deeply_nested_answer_is_an_invalid_json_failure_not_a_crash():
     assert "nests more than 200" in result.grade.detail
 
 
-def test_identical_answers_are_graded_once(monkeypatch):
+def test_answers_are_graded_when_read_and_identical_ones_once(monkeypatch):
     monkeypatch.setattr(runs, "_GRADER", None)
     graded = []
     real = runs.grade_answer
@@ -221,6 +221,10 @@ def test_identical_answers_are_graded_once(monkeypatch):
     monkeypatch.setattr(runs, "grade_answer", counting)
     built = rebuild([e for i in range(5) for e in full_run(f"run-{i}", start=100 * i)])
     assert len(built) == 5 and all(r.complete for r in built)
+    assert graded == []  # which cases count is known without grading
+    assert [c.outcome for c in built[0].cases] == ["grounded"] * 20
+    assert len(graded) == 20
+    assert all(c.outcome == "grounded" for r in built for c in r.cases)
     assert len(graded) == 20
 
 
