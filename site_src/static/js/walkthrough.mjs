@@ -55,7 +55,14 @@ function showExplanation(result) {
 }
 
 async function refreshAudit(python) {
-  const { entries, corrupt } = await python.call("audit_log");
+  let log;
+  try {
+    log = await python.call("audit_log");
+  } catch (error) {
+    $("audit-message").textContent = `The audit log could not be read: ${error.message}`;
+    return;
+  }
+  const { entries, corrupt } = log;
   const body = $("audit-table").tBodies[0];
   body.replaceChildren();
   const calls = entries.filter((entry) => entry.type === "call").reverse();
@@ -120,7 +127,11 @@ export function setupWalkthrough(python, currentSearch) {
   $("audit-view").addEventListener("toggle", () => { if ($("audit-view").open) refreshAudit(python); });
   $("refresh-audit").addEventListener("click", () => refreshAudit(python));
   $("export-audit").addEventListener("click", async () => {
-    const text = await python.call("export_audit", { format: "json", run_id: null });
-    download("kd-explorer-audit.json", text, "application/json");
+    try {
+      const text = await python.call("export_audit", { format: "json", run_id: null });
+      download("kd-explorer-audit.json", text, "application/json");
+    } catch (error) {
+      $("audit-message").textContent = `The export failed: ${error.message}`;
+    }
   });
 }
