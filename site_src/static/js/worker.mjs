@@ -33,7 +33,7 @@ async function boot({ pyapp, wheels }) {
     cancel_requested: () => cancelRequested,
     acquire_lock: (name) => new Promise((resolve) => {
       navigator.locks.request(name, { ifAvailable: true }, (lock) => {
-        if (!lock) return resolve(null);
+        if (!lock) return resolve(undefined); // undefined becomes None in Python (null would not)
         return new Promise((release) => resolve(release)); // held until Python calls release()
       });
     }),
