@@ -12,11 +12,11 @@ stale inputs are listed apart and are in no denominator.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 from pyapp.evalset import EVAL_SET_VERSION, KINDS, case
 from pyapp.grading import GROUNDED, MODEL_FAILURE, NOT_GROUNDED
-from pyapp.runs import GRADED, Run, cases_to_ask
+from pyapp.runs import GRADED, Run, cases_to_ask, gc_paused
 from pyapp.stats import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
@@ -157,14 +157,15 @@ def run_report(run: Run) -> dict:
     return report
 
 
-def runs_overview(runs: Iterable[Run]) -> list[dict]:
+def runs_overview(runs: Sequence[Run]) -> list[dict]:
     """One row per run for the runs list: grounded share and Wilson interval, no bootstrap, so cheap.
 
     Reading the shares grades every counted answer of every run listed.
     """
     rows = []
-    for run in runs:
-        outcomes = [c.outcome for c in run.graded]
+    with gc_paused():
+        graded = [[c.outcome for c in run.graded] for run in runs]
+    for run, outcomes in zip(runs, graded, strict=True):
         k, n = outcomes.count(GROUNDED), len(outcomes)
         interval = list(wilson(k, n, CONFIDENCE)) if n else None
         rows.append({

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 
@@ -297,3 +298,18 @@ def test_one_counted_answer_per_case_is_the_first_current_answer(events):
     counted = {c.case_id: c.entry_id for c in run.cases if c.status == GRADED}
     assert counted == first_current
     assert cases_to_ask(run) == [c for c in case_ids() if c not in first_current]
+
+
+def test_rebuild_pauses_the_collector_only_while_it_runs():
+    assert gc.isenabled()
+    rebuild(full_run("r"))
+    assert gc.isenabled()
+    with pytest.raises(TypeError):
+        rebuild(5)  # not iterable: the collector must come back on after an error too
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        rebuild(full_run("r"))
+        assert not gc.isenabled()  # a caller's choice is left alone
+    finally:
+        gc.enable()

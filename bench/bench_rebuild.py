@@ -1,0 +1,277 @@
+"""Time rebuilding and grading evaluation runs from audit logs of 1,000 to 100,000 calls (DR-006).
+
+Usage: ``python3 bench/bench_rebuild.py [--sizes 1000 10000 100000] [--pyodide-sizes 1000 10000]
+[--repeats 5]``
+
+Each log is synthetic but made of real parts: runs of the twenty cases whose
+answers are JSON written from each case's true facts, with a walkthrough of
+about a kilobyte quoting the first steps of the real trace (every answer text
+distinct, so the grading cache never helps on a first rebuild), about 15% with
+one wrong claim, some truncated or invalid answers, infrastructure failures,
+cancellations and repeated calls. For each size the script times, on CPython
+and under Pyodide in node (the package as the browser loads it):
+
+- :func:`pyapp.export.parse_import` of the JSON export (the import path);
+- :func:`pyapp.runs.rebuild` of the log as stored (every entry validated), and
+  after an import (already validated); neither grades anything yet;
+- grading every counted answer of every run, and rebuild plus grading all
+  (:func:`pyapp.report.runs_overview`), which is "rebuilt and graded" in full;
+- :func:`pyapp.report.run_report` of one run (twenty grades and the 2,000-resample
+  bootstrap), and the statistics of one comparison: both runs' reports and
+  :func:`pyapp.report.compare_report`.
+
+Every timing starts with an empty grading cache.
+
+Times are min / median / max milliseconds over the repeats; memory is the
+tracemalloc peak of parse + rebuild + report, measured in a separate pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from eval_helpers import call, cancel, pyodide_available, run_in_pyodide  # noqa: E402
+
+from pyapp.evalset import case, case_facts, case_ids, case_search  # noqa: E402
+from pyapp.export import export_json  # noqa: E402
+
+SEED = 7
+MODELS = (
+    {"provider": "anthropic", "model": "claude-bench", "max_tokens": 4000, "temperature": 0.0,
+     "base_url": None},
+    {"provider": "openai", "model": "gpt-bench", "max_tokens": 4000, "temperature": 0.2, "base_url": None},
+)
+PHRASES = ("then", "next", "after that", "so", "and then", "following this", "at this point")
+
+
+def walkthrough(case_id: str, rng: random.Random, serial: int) -> str:
+    """About a kilobyte of prose quoting the first steps of the case's real trace."""
+    steps = case_search(case(case_id)).trace[:14]
+    parts = [f"Answer {serial}. The search for {case_id} begins at the root."]
+    for s in steps:
+        joiner = rng.choice(PHRASES)
+        extra = ""
+        if s.distance is not None:
+            extra = f" at distance {s.distance:.9f}"
+        elif s.gap is not None:
+            extra = f" because the gap {s.gap:.9f} is compared with {s.bound:.9f}"
+        parts.append(f"Step {s.index}: {joiner}, the search takes a {s.action} step on node {s.node_id} "
+                     f"at depth {s.depth}{extra}.")
+    return " ".join(parts)
+
+
+def answer(case_id: str, rng: random.Random, serial: int, wrong: str | None) -> str:
+    facts = case_facts(case(case_id))
+    cited = facts.sent_steps[:: max(1, facts.steps_sent // 4)][:4]
+    claims = {
+        "walkthrough": walkthrough(case_id, rng, serial),
+        "result_ids": list(facts.result_ids),
+        "distance": facts.distance,
+        "nodes_visited": facts.nodes_visited + (1 if wrong == "nodes" else 0),
+        "subtrees_pruned": facts.subtrees_pruned - (1 if wrong == "pruned" else 0),
+        "cited_steps": [{"step": s.step, "action": s.action, "node_id": s.node_id} for s in cited],
+    }
+    if wrong == "distance":
+        claims["distance"] = round((facts.distance or 0.0) * 1.01, 9)
+    return json.dumps(claims)
+
+
+def synthetic_log(n_calls: int, seed: int = SEED) -> list[dict]:
+    """``n_calls`` entries (calls, a few cancels) over runs of the twenty cases; the mix is in the doc."""
+    rng = random.Random(seed)
+    ids = list(case_ids())
+    entries: list[dict] = []
+    clock = 0.0
+    run = 0
+    serial = 0
+    while len(entries) < n_calls:
+        run += 1
+        run_id = f"bench-{run:05d}"
+        settings = MODELS[run % 2]
+        for case_id in ids:
+            for _attempt in range(3):
+                clock += rng.uniform(1.0, 20.0)
+                serial += 1
+                roll = rng.random()
+                ms = round(rng.lognormvariate(8.0, 0.4), 1)
+                common = {"time": clock, "settings": settings, "answer_ms": ms, "total_ms": ms + 5.0,
+                          "entry_id": f"{run_id}-{serial}"}
+                if roll < 0.05:
+                    entries.append(call(run_id, case_id, outcome="infrastructure_failure", error="overloaded",
+                                        status=529, retries=3, **common))
+                    continue  # asked again within the run
+                if roll < 0.07:
+                    entries.append(call(run_id, case_id, outcome="cancelled", **common))
+                    entries.append(cancel(run_id, case_id, time=clock + 0.5))
+                    continue
+                if roll < 0.10:
+                    text = answer(case_id, rng, serial, None)[: rng.randint(50, 400)]
+                    entries.append(call(run_id, case_id, outcome="model_failure", answer=text,
+                                        stop="max_tokens", **common))
+                elif roll < 0.25:
+                    wrong = rng.choice(("nodes", "pruned", "distance"))
+                    entries.append(call(run_id, case_id, outcome="not_grounded",
+                                        answer=answer(case_id, rng, serial, wrong), **common))
+                else:
+                    entries.append(call(run_id, case_id, answer=answer(case_id, rng, serial, None), **common))
+                if rng.random() < 0.03:  # a repeated call for an answered case: never counted
+                    serial += 1
+                    entries.append(call(run_id, case_id, answer=answer(case_id, rng, serial, None),
+                                        **{**common, "entry_id": f"{run_id}-{serial}", "time": clock + 1}))
+                break
+    return entries[:n_calls]
+
+
+# --------------------------------------------------------------------------- the timed work (both runtimes)
+
+WORK = r'''
+import gc, json, statistics, time, tracemalloc
+from pyapp import runs as runs_module
+from pyapp.export import parse_import
+from pyapp.report import compare_report, run_report, runs_overview
+from pyapp.runs import rebuild
+
+
+def timed(fn, repeats):
+    out = []
+    for _ in range(repeats):
+        gc.collect()
+        runs_module._GRADER = None  # every timing starts with no cached grade
+        start = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - start) * 1000.0)
+    return out
+
+
+def grade_all(built):
+    return sum(c.outcome == "grounded" for r in built for c in r.graded)
+
+
+def measure(text, repeats):
+    entries = parse_import(text)
+    built = rebuild(entries)
+    first, second = built.runs[0], built.runs[1]
+    result = {
+        "entries": len(entries),
+        "runs": len(built.runs),
+        "graded": sum(len(r.graded) for r in built.runs),
+        "mb": len(text.encode("utf-8")) / 1e6,
+        "parse": timed(lambda: parse_import(text), repeats),
+        "rebuild": timed(lambda: rebuild(entries), repeats),
+        "rebuild_validated": timed(lambda: rebuild(entries, validated=True), repeats),
+        "grade_all": timed(lambda: grade_all(built), repeats),
+        "rebuild_graded": timed(lambda: runs_overview(rebuild(entries)), repeats),
+        "import_graded": timed(lambda: runs_overview(rebuild(parse_import(text), validated=True)), repeats),
+        "report": timed(lambda: run_report(first), repeats),
+        "compare": timed(lambda: (run_report(first), run_report(second), compare_report(first, second)),
+                         repeats),
+    }
+    del entries, built
+    gc.collect()
+    runs_module._GRADER = None
+    tracemalloc.start()
+    built = rebuild(parse_import(text), validated=True)
+    runs_overview(built)
+    run_report(built.runs[0])
+    result["peak_mb"] = tracemalloc.get_traced_memory()[1] / 1e6
+    tracemalloc.stop()
+    return result
+'''
+
+
+def spread(values: list[float]) -> str:
+    return f"{min(values):8.1f} {statistics.median(values):8.1f} {max(values):8.1f}"
+
+
+def print_result(runtime: str, r: dict) -> None:
+    print(f"\n{runtime}: {r['entries']:,} entries, {r['runs']:,} runs, {r['graded']:,} counted answers, "
+          f"export {r['mb']:.1f} MB, peak memory {r['peak_mb']:.0f} MB (tracemalloc)")
+    print(f"  {'ms (min / median / max)':<44}{'min':>8} {'median':>8} {'max':>8}")
+    for key, label in (("parse", "parse_import: JSON + validation"),
+                       ("rebuild", "rebuild log: validate, group, no grading"),
+                       ("rebuild_validated", "rebuild after import: group only"),
+                       ("grade_all", "grade every counted answer"),
+                       ("rebuild_graded", "rebuild log + grade all (runs_overview)"),
+                       ("import_graded", "parse + rebuild + grade all"),
+                       ("report", "run_report, one run (grades 20, bootstrap)"),
+                       ("compare", "two run_reports + compare_report")):
+        print(f"  {label:<44}{spread(r[key])}")
+
+
+def profile(size: int) -> None:
+    """Share of the time of rebuild + grade all by source file, from cProfile (own time per function)."""
+    import cProfile
+    import pstats
+
+    from pyapp import runs as runs_module
+    from pyapp.report import runs_overview
+    from pyapp.runs import rebuild
+
+    entries = synthetic_log(size)
+    rebuild(entries[:40])
+    runs_module._GRADER = None
+    profiler = cProfile.Profile()
+    profiler.runcall(lambda: runs_overview(rebuild(entries)))
+    stats = pstats.Stats(profiler).stats
+    by_file: dict[str, float] = {}
+    for (filename, _, _name), (_, _, own, _, _) in stats.items():
+        if filename == "~":
+            key = "built-in functions (called from the files above)"
+        elif filename == "<string>":
+            key = "answer schema validator (fastjsonschema)"
+        else:
+            key = "/".join(Path(filename).parts[-2:])
+        by_file[key] = by_file.get(key, 0.0) + own
+    total = sum(by_file.values())
+    print(f"rebuild + grade all, {size:,} calls, {total:.2f} s under cProfile; own time by file:")
+    for key, own in sorted(by_file.items(), key=lambda kv: -kv[1])[:14]:
+        print(f"  {key:<44}{own / total:7.1%}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000, 100000])
+    parser.add_argument("--pyodide-sizes", type=int, nargs="*", default=[1000, 10000])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--profile", type=int, metavar="N",
+                        help="instead: where rebuild + grade all spends its time, N-call log, CPython")
+    args = parser.parse_args()
+    if args.profile:
+        profile(args.profile)
+        return
+    print(f"Python {platform.python_version()} ({platform.machine()}); {args.repeats} repeats")
+    namespace: dict = {}
+    exec(WORK, namespace)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        for size in sorted(set(args.sizes) | set(args.pyodide_sizes)):
+            start = time.perf_counter()
+            text = export_json(synthetic_log(size))
+            print(f"\n--- {size:,} calls (log built in {time.perf_counter() - start:.1f} s)")
+            if size in args.sizes:
+                print_result("CPython", namespace["measure"](text, args.repeats))
+            if size in args.pyodide_sizes:
+                if not pyodide_available():
+                    print("Pyodide: skipped (needs node, node_modules/pyodide and the vendored wheel)")
+                    continue
+                path = work / f"export-{size}.json"
+                path.write_text(text, encoding="utf-8")
+                script = (WORK + f"\nwith open('export.json', encoding='utf-8') as f:\n    TEXT = f.read()\n"
+                          f"json.dumps(measure(TEXT, {args.repeats}))\n")
+                out = run_in_pyodide(script, work, {"export.json": path}, timeout=3600)
+                print_result("Pyodide (node)", json.loads(out))
+
+
+if __name__ == "__main__":
+    main()
