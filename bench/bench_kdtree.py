@@ -11,6 +11,7 @@ per query, as the page makes them, and one vectorised call for all queries).
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -20,9 +21,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import numpy as np  # noqa: E402
-from kdtree_workload import WORKLOADS, run_workload, workload_queries  # noqa: E402
 from scipy.spatial import KDTree as ScipyKDTree  # noqa: E402
 
+from in_browser import BrowserPython  # noqa: E402
+from kdtree_workload import WORKLOADS, run_workload, workload_queries  # noqa: E402
 from pyapp.geodata import bounding_box, load_businesses  # noqa: E402
 from pyapp.kdtree import ORDERS, KdTree, insertion_sequence  # noqa: E402
 
@@ -65,7 +67,16 @@ def scipy_reference(
     return loop, batch
 
 
-def bench_search(n_queries: int, repeats: int, seed: int) -> None:
+def in_pyodide(browser, order: str, kind: str, n_queries: int, seed: int, radius: float | None,
+               repeats: int) -> list[dict]:
+    """The same workload, run ``repeats`` times in the site's Pyodide in a Chromium worker."""
+    code = ("import json\nfrom kdtree_workload import run_workload\n"
+            f"json.dumps([run_workload({order!r}, {kind!r}, {n_queries}, {seed}, {radius!r}) "
+            f"for _ in range({repeats})])")
+    return json.loads(browser.run(code))
+
+
+def bench_search(n_queries: int, repeats: int, seed: int, browser=None) -> None:
     queries = workload_queries(n_queries, seed)
     print(f"\nsearches: {n_queries} random queries in the data bounding box, seed {seed}")
     print(f"  µs per query (min / median / max of {repeats} runs); "
@@ -81,6 +92,14 @@ def bench_search(n_queries: int, repeats: int, seed: int) -> None:
                   f"{r['median_nodes_visited']:5.0f}  {r['median_subtrees_pruned']:6.0f}  "
                   f"{r['median_trace_steps']:5.0f}  {r['median_result_size']:7.0f}"
                   f"   {r['mean_nodes_visited']:6.1f} / {r['max_nodes_visited']}")
+            if browser is not None:
+                pyodide = in_pyodide(browser, order, kind, n_queries, seed, radius, repeats)
+                if pyodide[0]["result_ids"] != r["result_ids"]:
+                    raise SystemExit(f"Pyodide found other results than CPython for {order} {label}")
+                ratio = statistics.median(x["us_per_query"] for x in pyodide) / statistics.median(
+                    x["us_per_query"] for x in runs)
+                print(f"    {'  in Pyodide (worker)':<22} {spread([x['us_per_query'] for x in pyodide])}"
+                      f"   same results; Pyodide / CPython = {ratio:.2f}")
         loop, batch = scipy_reference(queries, radius, repeats)
         print(f"    {'scipy, one call each':<22} {spread(loop)}")
         print(f"    {'scipy, one batch call':<22} {spread(batch)}")
@@ -91,10 +110,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--no-pyodide", action="store_true", help="skip the same searches in Chromium")
     args = parser.parse_args(argv)
     print(f"python {sys.version.split()[0]}, {len(load_businesses())} points")
     bench_build(max(args.repeats, 5))
-    bench_search(args.queries, args.repeats, args.seed)
+    if args.no_pyodide:
+        bench_search(args.queries, args.repeats, args.seed)
+        return 0
+    with BrowserPython() as browser:
+        bench_search(args.queries, args.repeats, args.seed, browser)
     return 0
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from explain_samples import answer_from_prompt, long_sample, nearest_sample, radius_sample
 
+from explain_samples import answer_from_prompt, long_sample, nearest_sample, radius_sample
 from pyapp import checks as C
 from pyapp.geodata import bounding_box, load_businesses
 from pyapp.kdtree import ORDERS

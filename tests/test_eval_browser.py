@@ -12,8 +12,8 @@ import sys
 import threading
 
 import pytest
-from explain_samples import answer_from_prompt
 
+from explain_samples import answer_from_prompt
 from pyapp.evalset import case_ids, case_prompt, cases
 
 pytestmark = pytest.mark.browser

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from explain_samples import answer_from_prompt, long_sample, nearest_sample
 
+from explain_samples import answer_from_prompt, long_sample, nearest_sample
 from pyapp import grading as G
 from pyapp.checks import facts_for
 from pyapp.prompt import build_prompt

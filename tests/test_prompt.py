@@ -8,8 +8,8 @@ import json
 import random
 
 import pytest
-from explain_samples import long_sample, nearest_sample, parse_prompt_lines, radius_sample
 
+from explain_samples import long_sample, nearest_sample, parse_prompt_lines, radius_sample
 from pyapp import prompt as P
 from pyapp.geodata import bounding_box
 from pyapp.kdtree import ORDERS

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from conftest import PageWatch
 from explain_samples import answer_from_prompt
 from fake_provider import USAGE as FAKE_USAGE
 from fake_provider import FakeProvider
-
-from conftest import PageWatch
 from pyapp.audit import validate_entry
 from pyapp.client import DEFAULT_POLICY
 from pyapp.prompt import Prompt, build_prompt, prompt_hash
