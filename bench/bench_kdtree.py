@@ -67,12 +67,10 @@ def scipy_reference(
     return loop, batch
 
 
-def in_pyodide(browser, order: str, kind: str, n_queries: int, seed: int, radius: float | None,
-               repeats: int) -> list[dict]:
-    """The same workload, run ``repeats`` times in the site's Pyodide in a Chromium worker."""
+def in_pyodide(browser, order: str, kind: str, n_queries: int, seed: int, radius: float | None) -> dict:
+    """The same workload once in the site's Pyodide, in a Chromium worker."""
     code = ("import json\nfrom kdtree_workload import run_workload\n"
-            f"json.dumps([run_workload({order!r}, {kind!r}, {n_queries}, {seed}, {radius!r}) "
-            f"for _ in range({repeats})])")
+            f"json.dumps(run_workload({order!r}, {kind!r}, {n_queries}, {seed}, {radius!r}))")
     return json.loads(browser.run(code))
 
 
@@ -86,14 +84,18 @@ def bench_search(n_queries: int, repeats: int, seed: int, browser=None) -> None:
         print(f"    {'':<22} {'min':>9} {'median':>9} {'max':>9}   nodes  pruned  steps  results"
               "   mean/max nodes")
         for order in ORDERS:
-            runs = [run_workload(order, kind, n_queries, seed, radius) for _ in range(repeats)]
+            # CPython and Pyodide take turns, so load on the machine falls on both alike.
+            runs, pyodide = [], []
+            for _ in range(repeats):
+                runs.append(run_workload(order, kind, n_queries, seed, radius))
+                if browser is not None:
+                    pyodide.append(in_pyodide(browser, order, kind, n_queries, seed, radius))
             r = runs[0]
             print(f"    {order:<22} {spread([x['us_per_query'] for x in runs])}   "
                   f"{r['median_nodes_visited']:5.0f}  {r['median_subtrees_pruned']:6.0f}  "
                   f"{r['median_trace_steps']:5.0f}  {r['median_result_size']:7.0f}"
                   f"   {r['mean_nodes_visited']:6.1f} / {r['max_nodes_visited']}")
-            if browser is not None:
-                pyodide = in_pyodide(browser, order, kind, n_queries, seed, radius, repeats)
+            if pyodide:
                 if pyodide[0]["result_ids"] != r["result_ids"]:
                     raise SystemExit(f"Pyodide found other results than CPython for {order} {label}")
                 ratio = statistics.median(x["us_per_query"] for x in pyodide) / statistics.median(

@@ -118,8 +118,8 @@ async def append_entries(entries: list[dict]) -> None:
         await append(json.dumps(entries))
     except Exception as exc:
         raise RuntimeError(
-            f"The audit log could not be written ({type(exc).__name__}); browser storage may be full or "
-            "blocked. Nothing was shown, so nothing unrecorded was used."
+            f"The audit log could not be written ({str(exc).removeprefix('Error: ')}); browser storage may be full or blocked. "
+            "Nothing was shown, so nothing unrecorded was used."
         ) from None
 
 

@@ -13,16 +13,23 @@ function database() {
       request.result.createObjectStore(STORE, { keyPath: "seq", autoIncrement: true });
     };
     request.onsuccess = () => resolve(request.result);
-    request.onerror = () => reject(request.error);
+    request.onerror = () => reject(plain(request.error));
   });
   return opening;
+}
+
+// Promises here reject with a plain Error: a Python await on a promise rejected
+// with IndexedDB's own DOMException was seen never to resume (DR-002).
+function plain(error) {
+  if (!error) return new Error("the write was aborted");
+  return new Error(error.message ? `${error.name}: ${error.message}` : error.name);
 }
 
 function finished(transaction) {
   return new Promise((resolve, reject) => {
     transaction.oncomplete = () => resolve();
-    transaction.onerror = () => reject(transaction.error);
-    transaction.onabort = () => reject(transaction.error || new Error("the audit log write was aborted"));
+    transaction.onerror = () => reject(plain(transaction.error));
+    transaction.onabort = () => reject(plain(transaction.error));
   });
 }
 

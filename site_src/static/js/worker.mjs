@@ -65,7 +65,7 @@ self.addEventListener("message", async (event) => {
       self.postMessage({ type: "result", id: message.id, ok: true, value: JSON.parse(value) });
     } catch (error) {
       // Python exceptions carry a traceback; the page shows only the last line.
-      const text = String(error.message || error).trim().split("\n").pop();
+      const text = String(error.message || error).trim().split("\n").pop().replace(/^\w+(Error|Exception): /, "");
       self.postMessage({ type: "result", id: message.id, ok: false, error: text });
     }
   }
