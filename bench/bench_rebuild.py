@@ -1,15 +1,16 @@
 """Time rebuilding and grading evaluation runs from audit logs of 1,000 to 100,000 calls (DR-006).
 
 Usage: ``python3 bench/bench_rebuild.py [--sizes 1000 10000 100000] [--pyodide-sizes 1000 10000]
-[--repeats 5]``
+[--browser-sizes 1000 10000] [--repeats 5]`` or ``--profile 10000``
 
 Each log is synthetic but made of real parts: runs of the twenty cases whose
 answers are JSON written from each case's true facts, with a walkthrough of
 about a kilobyte quoting the first steps of the real trace (every answer text
 distinct, so the grading cache never helps on a first rebuild), about 15% with
 one wrong claim, some truncated or invalid answers, infrastructure failures,
-cancellations and repeated calls. For each size the script times, on CPython
-and under Pyodide in node (the package as the browser loads it):
+cancellations and repeated calls. For each size the script times, on CPython,
+under Pyodide in node, and under the site's own Pyodide in a Web Worker in
+Chromium (``bench/in_browser.py``, the way the page runs it):
 
 - :func:`pyapp.export.parse_import` of the JSON export (the import path);
 - :func:`pyapp.runs.rebuild` of the log as stored (every entry validated), and
@@ -39,7 +40,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
 from eval_helpers import call, cancel, pyodide_available, run_in_pyodide  # noqa: E402
 
@@ -243,6 +244,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000, 100000])
     parser.add_argument("--pyodide-sizes", type=int, nargs="*", default=[1000, 10000])
+    parser.add_argument("--browser-sizes", type=int, nargs="*", default=[1000, 10000])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--profile", type=int, metavar="N",
                         help="instead: where rebuild + grade all spends its time, N-call log, CPython")
@@ -253,24 +255,46 @@ def main() -> None:
     print(f"Python {platform.python_version()} ({platform.machine()}); {args.repeats} repeats")
     namespace: dict = {}
     exec(WORK, namespace)
+    browser = None
+    if args.browser_sizes:
+        try:
+            from in_browser import BrowserPython
+
+            browser = BrowserPython().__enter__()
+        except Exception as exc:  # no Chromium or Playwright here: say so and go on
+            print(f"Chromium: skipped ({type(exc).__name__}: {exc})")
+    try:
+        run_sizes(args, namespace, browser)
+    finally:
+        if browser is not None:
+            browser.__exit__(None, None, None)
+
+
+def run_sizes(args: argparse.Namespace, namespace: dict, browser: object | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        for size in sorted(set(args.sizes) | set(args.pyodide_sizes)):
+        for size in sorted(set(args.sizes) | set(args.pyodide_sizes) | set(args.browser_sizes)):
             start = time.perf_counter()
             text = export_json(synthetic_log(size))
             print(f"\n--- {size:,} calls (log built in {time.perf_counter() - start:.1f} s)")
             if size in args.sizes:
                 print_result("CPython", namespace["measure"](text, args.repeats))
-            if size in args.pyodide_sizes:
-                if not pyodide_available():
-                    print("Pyodide: skipped (needs node, node_modules/pyodide and the vendored wheel)")
-                    continue
+            if size in args.pyodide_sizes and not pyodide_available():
+                print("Pyodide in node: skipped (needs node, node_modules/pyodide and the vendored wheel)")
+            elif size in args.pyodide_sizes:
                 path = work / f"export-{size}.json"
                 path.write_text(text, encoding="utf-8")
                 script = (WORK + f"\nwith open('export.json', encoding='utf-8') as f:\n    TEXT = f.read()\n"
                           f"json.dumps(measure(TEXT, {args.repeats}))\n")
                 out = run_in_pyodide(script, work, {"export.json": path}, timeout=3600)
                 print_result("Pyodide (node)", json.loads(out))
+            if size in args.browser_sizes and browser is not None:
+                # The benchmark site is served from its folder on disk, so a file put there is fetchable.
+                (Path(browser._tmp.name) / "dist" / "bench-export.json").write_text(text, encoding="utf-8")
+                script = (WORK + "\nfrom pyodide.http import pyfetch\n"
+                          "TEXT = await (await pyfetch('bench-export.json')).string()\n"
+                          f"json.dumps(measure(TEXT, {args.repeats}))\n")
+                print_result("Pyodide (Chromium worker)", json.loads(browser.run(script, timeout_ms=3_600_000)))
 
 
 if __name__ == "__main__":
