@@ -117,8 +117,9 @@ async def append_entries(entries: list[dict]) -> None:
     try:
         await append(json.dumps(entries))
     except Exception as exc:
+        reason = str(exc).removeprefix("Error: ")
         raise RuntimeError(
-            f"The audit log could not be written ({str(exc).removeprefix('Error: ')}); browser storage may be full or blocked. "
+            f"The audit log could not be written ({reason}); browser storage may be full or blocked. "
             "Nothing was shown, so nothing unrecorded was used."
         ) from None
 

@@ -23,9 +23,9 @@ import io
 import json
 from collections.abc import Iterable
 
-from pyapp import audit
+from pyapp import audit, strict_json
 from pyapp.evalset import EVAL_SET_VERSION
-from pyapp.runs import GRADED, json_nesting_exceeds, rebuild
+from pyapp.runs import GRADED, rebuild
 
 EXPORT_FORMAT = 1
 EXPORT_NAME = "kd-tree-explorer-audit"
@@ -137,22 +137,9 @@ def export_csv(entries: Iterable[dict], run_id: str | None = None) -> str:
 # --------------------------------------------------------------------------- import
 
 
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    out: dict = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f'the key "{key[:40]}" appears twice in one object')
-        out[key] = value
-    return out
-
-
 def _load(text: str) -> object:
     try:
-        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+        return strict_json.loads(text, MAX_IMPORT_DEPTH)
     except json.JSONDecodeError as exc:
         # The text ran out inside a value, or inside a string (JSON strings cannot hold a raw line break).
         if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
@@ -235,7 +222,7 @@ def parse_import(text: str | bytes) -> list[dict]:
         raise ImportFileError(_too_big(len(text)))
     if not text.strip():
         raise ImportFileError("The file is empty; nothing was imported.")
-    if json_nesting_exceeds(text, MAX_IMPORT_DEPTH):
+    if strict_json.nesting_exceeds(text, MAX_IMPORT_DEPTH):
         raise ImportFileError(
             f"The file nests lists or objects more than {MAX_IMPORT_DEPTH} deep, which an export never does; "
             "nothing was imported."

@@ -20,7 +20,9 @@ import json
 import re
 from dataclasses import dataclass
 
+from pyapp import strict_json
 from pyapp.checks import CheckResult, Facts, run_checks
+from pyapp.providers import STOP_MAX_TOKENS, STOP_REFUSAL
 from pyapp.schema_check import validate_answer
 
 GROUNDED = "grounded"
@@ -34,12 +36,6 @@ TRUNCATED = "truncated"
 REFUSAL = "refusal"
 SCHEMA_MISMATCH = "schema_mismatch"
 FAILURES = (INVALID_JSON, TRUNCATED, REFUSAL, SCHEMA_MISMATCH)
-
-# Provider stop reasons, already mapped by the client.
-STOP_END = "end"
-STOP_MAX_TOKENS = "max_tokens"
-STOP_REFUSAL = "refusal"
-STOP_OTHER = "other"
 
 # One fence around the whole answer, with an optional "json" tag; nothing else.
 _FENCE = re.compile(r"\A```(?:json|JSON)?[ \t]*\n(?P<body>.*)\n```\Z", re.DOTALL)
@@ -108,24 +104,9 @@ def parse_answer(text: str) -> object:
     if not body:
         raise ValueError("the answer is empty")
     try:
-        return json.loads(body, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+        return strict_json.loads(body)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
-    except RecursionError:
-        raise ValueError("the answer is nested too deeply") from None
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not allowed in JSON")
-
-
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    out: dict = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f'the key "{key}" appears twice in one object')
-        out[key] = value
-    return out
 
 
 def _failure(failure: str, detail: str, claims: dict | None = None) -> Grade:

@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from pyapp import strict_json
+
 ANTHROPIC = "anthropic"
 OPENAI = "openai"
 OPENAI_COMPATIBLE = "openai-compatible"
@@ -393,7 +395,7 @@ class _ShapeError(Exception):
 
 def _json_or_none(text: str) -> Any:
     try:
-        return json.loads(text)
+        return strict_json.loads(text)
     except (TypeError, ValueError):
         return None
 

@@ -34,15 +34,13 @@ and identical answers are graded once. Entries that fail
 from __future__ import annotations
 
 import gc
-import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import accumulate
 
 from pyapp import audit
 from pyapp.evalset import EVAL_SET_VERSION, case, case_facts, case_ids, case_prompt, cases
-from pyapp.grading import INVALID_JSON, MODEL_FAILURE, Grade, grade_answer
+from pyapp.grading import Grade, grade_answer
 
 # Case status in a run.
 GRADED = "graded"
@@ -53,10 +51,6 @@ NEVER_ASKED = "never_asked"
 STATUSES = (GRADED, STALE, INFRA_FAILURE, CANCELLED, NEVER_ASKED)
 TO_ASK = (NEVER_ASKED, CANCELLED, INFRA_FAILURE, STALE)
 
-# Answers nested deeper than this are graded as invalid JSON without being parsed:
-# Python's JSON parser recurses once per level, and under Pyodide a few thousand
-# levels overflow the WebAssembly stack and kill the interpreter instead of raising.
-MAX_ANSWER_DEPTH = 200
 MAX_PROBLEMS_KEPT = 20
 MAX_CACHED_GRADES = 20_000
 
@@ -185,31 +179,6 @@ class Rebuilt:
         raise ValueError(f"no run {run_id!r} in the log (runs: {known})")
 
 
-# --------------------------------------------------------------------------- JSON nesting
-
-
-_ESCAPES = re.compile(r"\\\\|\\\"")
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
-
-
-def json_nesting_exceeds(text: str, limit: int) -> bool:
-    """True if ``text``, read as JSON, opens more than ``limit`` arrays or objects inside each other.
-
-    Brackets inside strings are ignored. Never underestimates the depth a JSON parser
-    would reach before it stops, even on text that is not JSON, so a ``False`` means
-    ``json.loads`` cannot recurse deeper than ``limit``.
-    """
-    if text.count("[") + text.count("{") <= limit:
-        return False
-    # Drop escaped backslashes and quotes, then every second piece between quotes is
-    # string content. A backslash outside a string is a syntax error the parser stops
-    # at, so misreading what follows it cannot hide depth the parser would reach.
-    outside = "".join(_ESCAPES.sub("", text).split('"')[::2])
-    brackets = _NOT_BRACKET.sub("", outside)
-    return max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0) > limit
-
-
 @contextmanager
 def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector for a bulk pass that creates no reference cycles.
@@ -254,11 +223,7 @@ class _Grader:
         key = (prompt.hash, answer, stop)
         found = self._grades.get(key)
         if found is None:
-            if json_nesting_exceeds(answer, MAX_ANSWER_DEPTH):
-                found = Grade(MODEL_FAILURE, INVALID_JSON, (), None, None,
-                              f"the answer nests more than {MAX_ANSWER_DEPTH} levels deep")
-            else:
-                found = grade_answer(answer, stop, case_facts(case(case_id)))
+            found = grade_answer(answer, stop, case_facts(case(case_id)))
             if len(self._grades) >= MAX_CACHED_GRADES:
                 self._grades.clear()  # bounds memory on huge logs; a later rebuild just grades again
             self._grades[key] = found

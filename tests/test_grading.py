@@ -178,3 +178,12 @@ def test_cut_synthetic_trace_grades_grounded_from_the_marker() -> None:
     assert prompt.cut
     text = json.dumps(answer_from_prompt(prompt.user))
     assert G.grade_answer(text, "end", facts_for(result, prompt)).outcome == G.GROUNDED
+
+
+def test_deeply_nested_answer_is_invalid_json_without_being_parsed():
+    """Under Pyodide, parsing ~10,000 nested brackets kills the worker; the depth is checked first."""
+    from pyapp.grading import INVALID_JSON, grade_answer
+
+    grade = grade_answer("[" * 10_000 + "]" * 10_000, "end", None)
+    assert (grade.outcome, grade.failure) == ("model_failure", INVALID_JSON)
+    assert "more than 200 levels deep" in grade.detail

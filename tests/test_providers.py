@@ -422,3 +422,10 @@ def test_no_message_ever_contains_the_key(key, status, before, after, provider):
 def test_http_request_repr_hides_headers():
     req = HttpRequest("POST", "https://x", {"x-api-key": KEY}, "{}")
     assert KEY not in repr(req) and KEY not in str(req)
+
+
+def test_deeply_nested_provider_reply_is_a_bad_response_not_a_crash():
+    from pyapp.providers import ProviderError, parse_response
+
+    reply = parse_response("openai", 200, {}, '{"choices": ' + "[" * 10_000 + "]" * 10_000 + "}")
+    assert isinstance(reply, ProviderError) and reply.kind == "bad_response"

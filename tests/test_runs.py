@@ -20,9 +20,9 @@ from pyapp.runs import (
     NEVER_ASKED,
     STALE,
     cases_to_ask,
-    json_nesting_exceeds,
     rebuild,
 )
+from pyapp.strict_json import nesting_exceeds as json_nesting_exceeds
 
 OLD_HASH = "0" * 64
 
@@ -207,7 +207,7 @@ def test_deeply_nested_answer_is_an_invalid_json_failure_not_a_crash():
     entry = call("r", "C01", outcome="model_failure", answer="[" * 50_000 + "]" * 50_000)
     result = only([entry]).case_result("C01")
     assert result.outcome == "model_failure" and result.grade.failure == "invalid_json"
-    assert "nests more than 200" in result.grade.detail
+    assert "more than 200 levels deep" in result.grade.detail
 
 
 def test_answers_are_graded_when_read_and_identical_ones_once(monkeypatch):

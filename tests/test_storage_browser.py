@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from test_eval_browser import ANTHROPIC, DUMP_DB, FakeAnthropic, open_eval, wait_run_end
 
 pytestmark = pytest.mark.browser

@@ -1,0 +1,60 @@
+"""Strict JSON for text from outside: model answers, provider replies, imported files.
+
+Strict means no NaN or Infinity and no key twice in one object, and a bound on
+nesting checked before parsing: under Pyodide a ``json.loads`` of about ten
+thousand nested brackets exhausts the JavaScript stack and kills the worker
+rather than raising ``RecursionError``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from itertools import accumulate
+
+MAX_DEPTH = 200
+
+_ESCAPES = re.compile(r"\\\\|\\\"")
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def nesting_exceeds(text: str, limit: int) -> bool:
+    """True if ``text``, read as JSON, opens more than ``limit`` arrays or objects inside each other.
+
+    Brackets inside strings are ignored. Never underestimates the depth a JSON parser
+    would reach before it stops, even on text that is not JSON, so a ``False`` means
+    ``json.loads`` cannot recurse deeper than ``limit``.
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    # Drop escaped backslashes and quotes, then every second piece between quotes is
+    # string content. A backslash outside a string is a syntax error the parser stops
+    # at, so misreading what follows it cannot hide depth the parser would reach.
+    outside = "".join(_ESCAPES.sub("", text).split('"')[::2])
+    brackets = _NOT_BRACKET.sub("", outside)
+    return max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0) > limit
+
+
+class TooDeep(ValueError):
+    """The text nests arrays or objects more deeply than allowed."""
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f'the key "{key[:40]}" appears twice in one object')
+        out[key] = value
+    return out
+
+
+def loads(text: str, max_depth: int = MAX_DEPTH) -> object:
+    """Parse ``text`` strictly; ``json.JSONDecodeError`` for bad syntax, ``ValueError`` otherwise."""
+    if nesting_exceeds(text, max_depth):
+        raise TooDeep(f"it nests lists or objects more than {max_depth} levels deep")
+    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
