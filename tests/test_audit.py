@@ -152,7 +152,7 @@ def test_decision_and_cancel_entries():
 
 
 def test_outcome_names_match_grading_and_client():
-    from pyapp import client, grading, providers
+    from pyapp import client, grading
 
     assert audit.OUTCOMES[:4] == (grading.GROUNDED, grading.NOT_GROUNDED, grading.MODEL_FAILURE,
                                   grading.INFRA_FAILURE)
