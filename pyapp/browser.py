@@ -174,11 +174,13 @@ async def audit_log() -> dict:
 
 
 @op
-async def export_audit(format: str, run_id: str | None = None) -> str:  # noqa: A002 (the page's word)
+async def export_audit(format: str, run_id: str | None = None, explorer: bool = False) -> str:  # noqa: A002
     from .export import export_csv, export_json
 
     entries, _ = await read_entries()
-    return export_json(entries, run_id) if format == "json" else export_csv(entries, run_id)
+    if format == "json":
+        return export_json(entries, run_id, explorer=explorer)
+    return export_csv(entries, run_id)
 
 
 # --- the evaluation page (DR-006) ---------------------------------------------------

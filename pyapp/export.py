@@ -9,7 +9,8 @@ The entries are the audit log's own (``pyapp.audit``): every call carries its
 prompt version, prompt hash and request settings, and no entry has a field that
 could hold the API key. Exporting one run takes its calls, its cancel entries
 and the decisions on its calls; exporting all runs takes those of every run.
-Explorer calls (no run) are not exported.
+The explorer's own calls (no run) are exported on their own, with the
+decisions on them, from the explorer page.
 
 :func:`parse_import` checks a file completely before anything is used, and
 :func:`merge` returns only what is new, so a bad file changes nothing. The
@@ -56,24 +57,28 @@ class ImportFileError(ValueError):
 # --------------------------------------------------------------------------- export
 
 
-def select_entries(entries: Iterable[dict], run_id: str | None = None) -> list[dict]:
+def select_entries(entries: Iterable[dict], run_id: str | None = None, *, explorer: bool = False) -> list[dict]:
     """The valid entries of one run (or every run) in log order: calls, cancels, decisions on its calls.
 
-    ``ValueError`` when ``run_id`` names no run in the log.
+    With ``explorer`` the explorer's own calls (no run) and the decisions on them
+    instead. ``ValueError`` when ``run_id`` names no run in the log.
     """
     valid = [e for e in entries if not audit.validate_entry(e)]
-    in_runs = [e for e in valid if e["type"] != audit.DECISION and e["run_id"] is not None
-               and (run_id is None or e["run_id"] == run_id)]
-    if run_id is not None and not in_runs:
-        raise ValueError(f"no run {run_id!r} in the audit log")
-    calls = {e["id"] for e in in_runs if e["type"] == audit.CALL}
-    chosen = {e["id"] for e in in_runs}
+    if explorer:
+        in_scope = [e for e in valid if e["type"] == audit.CALL and e["run_id"] is None]
+    else:
+        in_scope = [e for e in valid if e["type"] != audit.DECISION and e["run_id"] is not None
+                    and (run_id is None or e["run_id"] == run_id)]
+        if run_id is not None and not in_scope:
+            raise ValueError(f"no run {run_id!r} in the audit log")
+    calls = {e["id"] for e in in_scope if e["type"] == audit.CALL}
+    chosen = {e["id"] for e in in_scope}
     return [e for e in valid if e["id"] in chosen or (e["type"] == audit.DECISION and e["call_id"] in calls)]
 
 
-def export_json(entries: Iterable[dict], run_id: str | None = None) -> str:
-    """A JSON export of one run or of every run (module doc gives the layout), one entry per line."""
-    chosen = select_entries(entries, run_id)
+def export_json(entries: Iterable[dict], run_id: str | None = None, *, explorer: bool = False) -> str:
+    """A JSON export of one run, every run, or the explorer's calls (module doc), one entry per line."""
+    chosen = select_entries(entries, run_id, explorer=explorer)
     head = {"format": EXPORT_NAME, "format_version": EXPORT_FORMAT, "eval_set_version": EVAL_SET_VERSION,
             "run_id": run_id}
     opening = json.dumps(head, ensure_ascii=False)[:-1] + ', "entries": ['
@@ -261,11 +266,10 @@ def _check_one_run(run_id: str | None, entries: list[dict]) -> None:
                     f"{_label(index, entry)} is a decision on a call that is not in the file; "
                     "nothing was imported."
                 )
-        elif entry["run_id"] is None or (run_id is not None and entry["run_id"] != run_id):
+        elif run_id is not None and entry["run_id"] != run_id:
             where = "outside any run" if entry["run_id"] is None else f"of run {entry['run_id']}"
-            expected = "runs only" if run_id is None else f"run {run_id} only"
             raise ImportFileError(
-                f"{_label(index, entry)} is {where}, but the export holds {expected}; nothing was imported."
+                f"{_label(index, entry)} is {where}, but the export holds run {run_id} only; nothing was imported."
             )
 
 

@@ -219,3 +219,10 @@ json.dumps(out)
     deep = call("r", "C01", outcome="model_failure", answer="[" * 100_000)
     out = json.loads(run_in_pyodide(f"ENTRY = {json.dumps(json.dumps(deep))}\n" + script, tmp_path))
     assert len(out) == 3 and all("more than 8 deep" in m for m in out[:2]) and out[2] == "invalid_json"
+
+
+def test_explorer_export_holds_the_explorer_calls_and_their_decisions_only(log):
+    exported = json.loads(export_json(log, explorer=True))["entries"]
+    assert [(e["type"], e.get("run_id"), e.get("note")) for e in exported] == [
+        ("call", None, None), ("decision", None, "explorer call")]
+    assert parse_import(export_json(log, explorer=True)) == exported

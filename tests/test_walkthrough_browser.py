@@ -315,9 +315,6 @@ def test_openai_grounded_call_sends_a_bearer_key_and_logs_one_entry(ui):
     ui.assert_key_nowhere()
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="pyapp.export exports evaluation runs only, so the explorer's "
-                   "'Export as JSON' leaves out the explorer's own calls")
 def test_export_holds_the_explorer_calls(ui):
     entry = ui.explain("anthropic", [answered("anthropic", faithful(ui.page))])
     exported = json.loads(ui.export_text())

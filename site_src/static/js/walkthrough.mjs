@@ -128,7 +128,7 @@ export function setupWalkthrough(python, currentSearch) {
   $("refresh-audit").addEventListener("click", () => refreshAudit(python));
   $("export-audit").addEventListener("click", async () => {
     try {
-      const text = await python.call("export_audit", { format: "json", run_id: null });
+      const text = await python.call("export_audit", { format: "json", run_id: null, explorer: true });
       download("kd-explorer-audit.json", text, "application/json");
     } catch (error) {
       $("audit-message").textContent = `The export failed: ${error.message}`;
