@@ -211,7 +211,7 @@ def _valid_time(value: Any) -> bool:
     if not isinstance(value, str) or not _TIME_RE.match(value):
         return False
     try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ")
+        datetime.fromisoformat(value[:-1])  # the pattern fixed the layout; this checks the calendar
     except ValueError:
         return False
     return True

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from pyapp.prompt import NEAREST, NUMBER_DECIMALS, Prompt, count_actions, final_distance, final_result_ids
@@ -66,6 +67,11 @@ class Facts:
     @property
     def steps_sent(self) -> int:
         return len(self.sent_steps)
+
+    @cached_property
+    def sent_by_number(self) -> dict[int, SentStep]:
+        """The sent steps by number, built once per search (grading a log reuses one Facts per case)."""
+        return {s.step: s for s in self.sent_steps}
 
     def to_json(self) -> dict:
         return {
@@ -179,7 +185,7 @@ def check_cited_steps(claims: dict, facts: Facts) -> CheckResult:
     cited = claims.get("cited_steps")
     if not isinstance(cited, list) or not cited:
         return CheckResult(name, False, "the answer cites no steps; at least one is needed")
-    sent = {s.step: s for s in facts.sent_steps}
+    sent = facts.sent_by_number
     problems: list[str] = []
     for item in cited:
         step = item.get("step") if isinstance(item, dict) else None
@@ -247,7 +253,11 @@ def _is_int(value: object) -> bool:
 
 
 def _ints(value: object) -> list[int] | None:
-    if not isinstance(value, list) or not all(_is_int(v) for v in value):
+    if not isinstance(value, list):
+        return None
+    if all(type(v) is int for v in value):  # the usual case, without the per-item checks below
+        return list(value)
+    if not all(_is_int(v) for v in value):
         return None
     return [int(v) for v in value]
 
