@@ -203,14 +203,23 @@ def evalset() -> dict:
 
 @op
 async def eval_overview() -> dict:
-    from .report import run_report
+    """The runs list, newest first, rebuilt and graded from the log (the detail of a run is ``run_detail``)."""
+    from .report import runs_overview
     from .runs import rebuild
 
     entries, corrupt = await read_entries()
     rebuilt = rebuild(entries, validated=True)
     runs = sorted(rebuilt.runs, key=lambda run: run.started, reverse=True)
     calls = sum(1 for entry in entries if entry["type"] == "call" and entry["run_id"])
-    return {"runs": [run_report(run) for run in runs], "calls": calls, "corrupt": corrupt + rebuilt.skipped}
+    return {"runs": runs_overview(runs), "calls": calls, "corrupt": corrupt + rebuilt.skipped}
+
+
+@op
+async def run_detail(run_id: str) -> dict:
+    from .report import run_report
+    from .runs import rebuild
+
+    return run_report(rebuild((await read_entries())[0], validated=True).run(run_id))
 
 
 @op

@@ -12,6 +12,7 @@ stale inputs are listed apart and are in no denominator.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 
 from pyapp.evalset import EVAL_SET_VERSION, KINDS, case
@@ -181,6 +182,10 @@ def runs_overview(runs: Sequence[Run]) -> list[dict]:
             "grounded_interval": interval,
             "to_ask": len(cases_to_ask(run)),
             "complete": run.complete,
+            "infrastructure_failures": len(run.infrastructure_failures),
+            "stale": len(run.stale),
+            "tokens": {"input": run.input_tokens, "output": run.output_tokens},
+            "median_latency": statistics.median(run.answer_latencies) if run.answer_latencies else None,
             "display": {"grounded": fmt_share(k, n, interval)},
         })
     return rows

@@ -140,6 +140,7 @@ def test_two_full_runs_rebuilt_graded_compared_and_equal_to_the_cli(context, sit
     assert KEY not in json.dumps(page.evaluate("Object.entries(localStorage)"))
 
     page.click(f"#runs tr[data-run='{run_a}'] button")
+    page.wait_for_selector(f"#run-detail[data-run='{run_a}']")
     page_headline = page.inner_text("#run-headline")
     page_latency = page.inner_text("#run-latency")
     page.select_option("#compare-a", run_a)

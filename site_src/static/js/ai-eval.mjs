@@ -107,9 +107,11 @@ function drawLatencies(run) {
   return plot;
 }
 
-function showRunDetail(run) {
+async function showRunDetail(runId) {
+  const run = await python.call("run_detail", { run_id: runId });
   const detail = $("run-detail");
   detail.replaceChildren();
+  detail.dataset.run = run.run_id;
   detail.append(element("h3", `Run ${run.run_id}`));
   detail.append(element("p", `Grounded: ${run.display.grounded}. Model failures count as not grounded; ` +
     "infrastructure failures and stale inputs are left out of every denominator.", { id: "run-headline" }));
@@ -158,19 +160,18 @@ async function refreshRuns() {
   body.replaceChildren();
   for (const run of overview.runs) {
     const link = element("button", run.run_id, { type: "button", class: "linkish" });
-    link.addEventListener("click", () => showRunDetail(run));
+    link.addEventListener("click", () => showRunDetail(run.run_id));
     row(body, [link, run.started.replace("T", " ").replace("Z", ""), modelOf(run),
       run.graded ? `${run.grounded}/${run.graded} (${pct(run.grounded_share)})` : "–",
       run.graded ? `${pct(run.grounded_interval[0])} – ${pct(run.grounded_interval[1])}` : "–",
-      run.latency ? `${ms(run.latency.median)} (${ms(run.latency.low)}–${ms(run.latency.high)})` : "–",
-      run.infrastructure_failures.length, run.stale.length, `${run.tokens.input} / ${run.tokens.output}`],
+      ms(run.median_latency), run.infrastructure_failures, run.stale, `${run.tokens.input} / ${run.tokens.output}`],
     { "data-run": run.run_id });
   }
   $("runs-message").textContent = `${overview.runs.length} runs rebuilt from ${overview.calls} logged calls` +
     (overview.corrupt ? `; ${overview.corrupt} unreadable audit entries were skipped (left in place).` : ".");
   drawRates(overview.runs);
   fillRunSelects();
-  if (overview.runs.length) showRunDetail(overview.runs[0]);
+  if (overview.runs.length) await showRunDetail(overview.runs[0].run_id);
 }
 
 async function compare() {
