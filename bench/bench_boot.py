@@ -64,11 +64,11 @@ def main() -> None:
                 results["warm (new tab, same profile)"].append(visit(context, url))
                 context.close()
         server.shutdown()
-        print("/ai-eval/: navigation to 'Python ready', ms and MB received (min / median / max)")
+        print("/ai-eval/: navigation to 'Python ready', ms and kB received (min / median / max)")
         for label, rows in results.items():
             times = [t for t, _ in rows]
-            megabytes = [b / 1e6 for _, b in rows]
-            print(f"  {label:30} {summary(times)} ms   {summary(megabytes)} MB")
+            kilobytes = [b / 1e3 for _, b in rows]
+            print(f"  {label:30} {summary(times)} ms   {summary(kilobytes)} kB")
 
 
 if __name__ == "__main__":
