@@ -21,7 +21,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from pyapp.kdtree import TreeStats
 from pyapp.schema_check import schema_text
+from pyapp.search import Neighbour, SearchCounts, SearchResult
 from pyapp.trace import AXIS_NAMES, BEST, DISTANCE, FAR_PRUNE, FAR_VISIT, NEAR, REPORT, VISIT, Step
 
 PROMPT_VERSION = "explain-prompt-1"
@@ -266,30 +268,6 @@ def _root_line(steps: tuple[Step, ...]) -> str:
 # --- fingerprint -----------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _SampleNeighbour:
-    id: int
-    distance: float
-
-
-@dataclass(frozen=True)
-class _SampleStats:
-    size: int
-    depth: int
-    average_depth: float
-
-
-@dataclass(frozen=True)
-class _SampleSearch:
-    kind: str
-    order: str
-    query: tuple[float, float]
-    radius: float | None
-    result: tuple[_SampleNeighbour, ...]
-    trace: tuple[Step, ...]
-    tree: _SampleStats
-
-
 def _sample_steps(count: int) -> tuple[Step, ...]:
     """A made-up trace that uses every action and every printed field."""
     steps: list[Step] = []
@@ -320,22 +298,21 @@ def _sample_steps(count: int) -> tuple[Step, ...]:
     return tuple(steps[:count])
 
 
-def _sample_searches() -> tuple[_SampleSearch, ...]:
-    stats = _SampleStats(size=1188, depth=21, average_depth=10.0 / 3.0)
+def _sample_searches() -> tuple[SearchResult, ...]:
+    stats = TreeStats(size=1188, depth=21, average_depth=10.0 / 3.0)
+
+    def sample(kind: str, order: str, query: tuple[float, float], radius: float | None,
+               result: tuple[Neighbour, ...], steps: int) -> SearchResult:
+        trace = _sample_steps(steps)
+        counts = SearchCounts(count_actions(trace, VISIT), count_actions(trace, FAR_PRUNE),
+                              count_actions(trace, DISTANCE))
+        return SearchResult(kind, order, query, radius, result, trace, counts, stats)
+
     return (
-        _SampleSearch(
-            NEAREST, "file", (24.94, 60.17), None, (_SampleNeighbour(2, 2 / 3e4),), _sample_steps(9), stats
-        ),
-        _SampleSearch(
-            RADIUS,
-            "median-first",
-            (24.945, 60.175),
-            0.003,
-            (_SampleNeighbour(3, 1e-4), _SampleNeighbour(1, 2e-3)),
-            _sample_steps(MAX_STEPS + 5),
-            stats,
-        ),
-        _SampleSearch(RADIUS, "shuffled", (24.95, 60.16), 0.0005, (), _sample_steps(MAX_STEPS + 1), stats),
+        sample(NEAREST, "file", (24.94, 60.17), None, (Neighbour(2, 2 / 3e4),), 9),
+        sample(RADIUS, "median-first", (24.945, 60.175), 0.003, (Neighbour(3, 1e-4), Neighbour(1, 2e-3)),
+               MAX_STEPS + 5),
+        sample(RADIUS, "shuffled", (24.95, 60.16), 0.0005, (), MAX_STEPS + 1),
     )
 
 
