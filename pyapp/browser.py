@@ -169,8 +169,11 @@ async def record_decision(call_id: str, helpful: bool, note: str) -> dict:
 
 @op
 async def audit_log() -> dict:
+    """The calls in the log, newest first, without their answer texts (the list shows no answers)."""
     entries, corrupt = await read_entries()
-    return {"entries": entries, "corrupt": corrupt}
+    calls = [{key: value for key, value in entry.items() if key != "answer"}
+             for entry in reversed(entries) if entry["type"] == "call"]
+    return {"calls": calls, "corrupt": corrupt}
 
 
 @op

@@ -62,10 +62,9 @@ async function refreshAudit(python) {
     $("audit-message").textContent = `The audit log could not be read: ${error.message}`;
     return;
   }
-  const { entries, corrupt } = log;
+  const { calls, corrupt } = log;
   const body = $("audit-table").tBodies[0];
   body.replaceChildren();
-  const calls = entries.filter((entry) => entry.type === "call").reverse();
   for (const entry of calls) {
     const row = body.insertRow();
     row.dataset.entryId = entry.id;
