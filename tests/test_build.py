@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -216,3 +217,23 @@ def test_output_may_not_leave_dist(tmp_path):
     with pytest.raises(build.BuildFailed, match="leaves dist"):
         build.write_dist({"../escape.txt": b"x"}, tmp_path / "dist")
     assert not (tmp_path / "escape.txt").exists()
+
+
+SNAPSHOT = Path(__file__).parent / "snapshots" / "small_site"
+SNAPSHOT_PAGES = ("index.html", "decisions/index.html", "decisions/DR-001/index.html",
+                  "decisions/DR-002/index.html", "decisions/feed.xml")
+
+
+def test_small_site_matches_its_snapshot(project, tmp_path):
+    """The rendered pages of the small project, byte for byte.
+
+    After an intended change to templates, CSS or rendering, regenerate with
+    ``UPDATE_SNAPSHOTS=1 python -m pytest tests/test_build.py -k snapshot`` and review the diff.
+    """
+    files = build.build(project, tmp_path / "dist")
+    if os.environ.get("UPDATE_SNAPSHOTS"):
+        for path in SNAPSHOT_PAGES:
+            (SNAPSHOT / path).parent.mkdir(parents=True, exist_ok=True)
+            (SNAPSHOT / path).write_bytes(files[path])
+    changed = [path for path in SNAPSHOT_PAGES if (SNAPSHOT / path).read_bytes() != files[path]]
+    assert changed == [], f"pages differ from tests/snapshots/small_site: {changed}"
