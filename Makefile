@@ -7,7 +7,7 @@ PY      := $(VENV)/bin/python
 PORT    ?= 8000
 PREFIX  ?= /
 
-.PHONY: serve test build bench lint chromium
+.PHONY: serve test build bench lint chromium nginx
 
 $(VENV)/bin/python:
 	python3 -m venv $(VENV)
@@ -34,10 +34,14 @@ serve: $(VENV)/.site-deps node_modules/.package-lock.json
 chromium:
 	@test -x /usr/bin/chromium || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 
+# Debian's nginx: a test serves dist/ with the README's server block (tests/test_nginx_browser.py).
+nginx:
+	@test -x /usr/sbin/nginx || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx; }
+
 lint: $(VENV)/.test-deps
 	$(VENV)/bin/ruff check .
 
-test: $(VENV)/.test-deps node_modules/.package-lock.json chromium
+test: $(VENV)/.test-deps node_modules/.package-lock.json chromium nginx
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest
 
