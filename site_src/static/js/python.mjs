@@ -11,11 +11,31 @@ function setStatus(state, text) {
   }
 }
 
+// A meta policy does not reach the worker: only the HTTP header of its script limits
+// which origins it may contact. A host that drops the header (Apache without
+// mod_headers, say) gets a visible warning; the site still works (DR-002).
+async function warnIfWorkerPolicyMissing(workerURL) {
+  let response;
+  try {
+    response = await fetch(workerURL, { method: "HEAD", cache: "no-store" });
+  } catch {
+    return; // the worker's own load reports a network failure
+  }
+  if (!response.ok || response.headers.has("Content-Security-Policy")) return;
+  const warning = document.getElementById("host-policy-warning");
+  warning.textContent = "This host does not send the site's Content-Security-Policy header, so the " +
+    "Python worker is not limited to the model providers' addresses. The site works; whoever hosts it " +
+    "should send the header (see DR-002).";
+  warning.hidden = false;
+}
+
 export function startPython() {
   const data = document.body.dataset;
+  data.pythonStarted = "true"; // boot-watch.js stands down: this module's time limit applies
   const absolute = (path) => new URL(path, document.baseURI).href;
   const timeoutMs = Number(data.bootTimeoutMs);
   const worker = new Worker(absolute(data.worker), { type: "module" });
+  warnIfWorkerPolicyMissing(absolute(data.worker));
   const pending = new Map();
   const listeners = new Set();
   let nextId = 1;
