@@ -1,0 +1,181 @@
+"""Debian's nginx serves dist/ with the README's server block, at the root and under /kd/.
+
+The server block is read from README.md, so the README cannot drift from what is tested.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import build
+from conftest import PageWatch, wait_for_python
+from pyapp import __version__
+
+pytestmark = pytest.mark.browser
+
+NGINX = "/usr/sbin/nginx"
+README_DIST = "/srv/kd-tree-explorer/dist"
+MJS_TYPE = "text/javascript mjs;"
+# The type lines of the http block of Debian's /etc/nginx/nginx.conf.
+DEBIAN_HTTP = "    include /etc/nginx/mime.types;\n    default_type application/octet-stream;\n"
+
+
+def readme_server_block() -> str:
+    """The one ```nginx block of README.md."""
+    blocks = re.findall(r"^```nginx\n(.*?)^```$", (build.ROOT / "README.md").read_text(), re.MULTILINE | re.DOTALL)
+    assert len(blocks) == 1, "README.md should hold exactly one nginx block"
+    return blocks[0]
+
+
+def replace_once_or_more(text: str, old: str, new: str) -> str:
+    assert old in text, f"the README's server block no longer contains {old!r}"
+    return text.replace(old, new)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Nginx:
+    """nginx in the foreground with the given server block; every path it writes is under ``prefix``."""
+
+    def __init__(self, server_block: str, dist: Path, prefix: Path):
+        self.port = free_port()
+        self.origin = f"http://127.0.0.1:{self.port}"
+        server = replace_once_or_more(server_block, "listen 80;", f"listen 127.0.0.1:{self.port};")
+        server = replace_once_or_more(server, README_DIST, str(dist))
+        temp = "".join(f"    {kind}_temp_path {prefix}/{kind};\n" for kind in
+                       ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+        # As root, nginx's workers would drop to nobody, who cannot read pytest's private folders.
+        user = "user root root;\n" if os.geteuid() == 0 else ""
+        config = prefix / "nginx.conf"
+        config.write_text(
+            f"{user}worker_processes 1;\npid {prefix}/nginx.pid;\nerror_log {prefix}/error.log;\n"
+            f"events {{}}\nhttp {{\n{DEBIAN_HTTP}    access_log {prefix}/access.log;\n{temp}{server}}}\n"
+        )
+        self.error_log = prefix / "error.log"
+        self.process = subprocess.Popen(
+            [NGINX, "-e", str(self.error_log), "-p", str(prefix), "-c", str(config), "-g", "daemon off;"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )
+        self._wait_until_listening()
+
+    def _wait_until_listening(self) -> None:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                pytest.fail(f"nginx exited: {self.process.stderr.read()}{self.error_log.read_text()}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        pytest.fail("nginx did not start listening within 10 s")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+        self.process.stderr.close()
+
+
+@pytest.fixture
+def nginx(dist: Path, tmp_path: Path) -> Iterator[callable]:
+    if not os.path.exists(NGINX):
+        pytest.fail(f"{NGINX} is missing: run 'make test', which installs Debian's nginx")
+    started: list[Nginx] = []
+
+    def start(server_block: str) -> Nginx:
+        prefix = tmp_path / f"nginx{len(started)}"
+        prefix.mkdir()
+        started.append(Nginx(server_block, dist, prefix))
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def head(url: str, **headers: str) -> urllib.request.addinfourl:
+    with urllib.request.urlopen(urllib.request.Request(url, method="HEAD", headers=headers)) as response:
+        return response
+
+
+@pytest.mark.parametrize("prefix", ["/", "/kd/"], ids=["root", "sub-path"])
+def test_readme_server_block_boots_python_with_the_worker_policy(nginx, browser, prefix):
+    server = nginx(readme_server_block())
+    context = browser.new_context()
+    watch = PageWatch(context, server.origin)
+    worker_responses = []
+    context.on("response", lambda r: worker_responses.append(r) if "/static/js/worker.mjs" in r.url else None)
+    try:
+        watch.page.goto(server.origin + prefix + "explorer/")
+        status = wait_for_python(watch.page)
+        assert re.fullmatch(rf"Python ready: Python 3\.\d+\.\d+, pyapp {re.escape(__version__)}", status), status
+        worker_gets = [r for r in worker_responses if r.request.method == "GET"]
+        assert worker_gets, "the worker script's response was not seen"
+        for response in worker_gets:
+            assert response.url.startswith(server.origin + prefix)
+            assert response.all_headers()["content-security-policy"] == build.CSP_HEADER
+        assert watch.page.is_hidden("#host-policy-warning")
+        assert watch.foreign_requests == []
+        assert watch.csp_violations == []
+        assert watch.errors == []
+    finally:
+        context.close()
+
+
+def test_readme_server_block_sends_types_policy_caching_and_compression(nginx):
+    server = nginx(readme_server_block())
+    expected = [
+        ("kd/pyodide/pyodide.asm.wasm", "application/wasm"),
+        ("kd/static/js/worker.mjs", "text/javascript"),
+        ("kd/static/js/boot-watch.js", "application/javascript; charset=utf-8"),
+        ("kd/explorer/", "text/html; charset=utf-8"),
+        ("kd/decisions/src/DR-002-python-in-the-browser.md", "text/plain; charset=utf-8"),
+        ("missing.html", "text/html; charset=utf-8"),
+    ]
+    for path, content_type in expected:
+        try:
+            response = head(f"{server.origin}/{path}")
+        except urllib.error.HTTPError as error:  # the 404 still carries the policy ("always")
+            assert path == "missing.html" and error.code == 404
+            response = error
+        assert response.headers["Content-Type"] == content_type, path
+        assert response.headers["Content-Security-Policy"] == build.CSP_HEADER, path
+        assert response.headers["X-Content-Type-Options"] == "nosniff", path
+    wasm = f"{server.origin}/pyodide/pyodide.asm.wasm"
+    assert head(wasm).headers["Cache-Control"] == "no-cache"
+    with urllib.request.urlopen(urllib.request.Request(wasm, headers={"Accept-Encoding": "gzip"})) as response:
+        assert response.headers["Content-Encoding"] == "gzip"
+        body = response.read()
+    assert len(body) < len(gzip.decompress(body)) / 2
+
+
+def test_debian_mime_types_without_mjs_says_python_could_not_start(nginx, browser):
+    """Debian's mime.types lacks .mjs: Chromium refuses every module script, and the page says so."""
+    server = nginx(replace_once_or_more(readme_server_block(), MJS_TYPE, ""))
+    assert head(f"{server.origin}/static/js/explorer.mjs").headers["Content-Type"] == "application/octet-stream"
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        started = time.monotonic()
+        page.goto(server.origin + "/kd/explorer/")
+        status = wait_for_python(page, timeout=build.BOOT_TIMEOUT_MS + 10_000)
+        print(f"'Python could not start' after {time.monotonic() - started:.2f} s")
+        assert page.get_attribute("#python-status", "data-state") == "error"
+        assert status.startswith("Python could not start: the page's scripts did not load."), status
+        assert ".mjs files as text/javascript" in status
+    finally:
+        context.close()
