@@ -550,7 +550,12 @@ def atom_feed(records: list[Record]) -> str:
 
 def htaccess() -> str:
     """Apache configuration: the CSP header (a meta tag does not reach the worker) and MIME types."""
-    lines = ["AddType application/wasm .wasm", "AddType text/javascript .mjs", "<IfModule mod_headers.c>"]
+    lines = [
+        "AddType application/wasm .wasm",
+        "AddType text/javascript .mjs",
+        "# Needs mod_headers (a2enmod headers): without it the worker runs without its policy (DR-002).",
+        "<IfModule mod_headers.c>",
+    ]
     lines += [f'  Header set {k} "{v}"' for k, v in SECURITY_HEADERS.items()]
     return "\n".join([*lines, "</IfModule>", ""])
 
