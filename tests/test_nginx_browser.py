@@ -11,8 +11,9 @@ import re
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -91,7 +92,7 @@ class Nginx:
 
 
 @pytest.fixture
-def nginx(dist: Path, tmp_path: Path) -> Iterator[callable]:
+def nginx(dist: Path, tmp_path: Path) -> Iterator[Callable[[str], Nginx]]:
     if not os.path.exists(NGINX):
         pytest.fail(f"{NGINX} is missing: run 'make test', which installs Debian's nginx")
     started: list[Nginx] = []
