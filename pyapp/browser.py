@@ -72,11 +72,12 @@ async def transport(request):
         response = await pyfetch(request.url, method=request.method, headers=request.headers, body=request.body,
                                  signal=new_signal(limit_s * 1000))
         body = await response.string()
-    except Exception as exc:  # fetch rejects with a TypeError or an AbortError; neither carries the key
+    except Exception as exc:  # pyfetch turns every fetch rejection into an AbortError; none carries the key
         if cancel_requested():
             raise Cancelled() from None
-        name = type(exc).__name__
-        if "Abort" in name or "Timeout" in name or clock_ms() - sent >= limit_s * 1000:
+        # A refused request also arrives as an AbortError ("Failed to fetch"); only the time limit's
+        # reason says "timed out" (AbortSignal.timeout), and the clock confirms it.
+        if "timed out" in str(exc).lower() or clock_ms() - sent >= limit_s * 1000:
             raise TimedOut(f"no answer within {limit_s:g} s") from None
         reason = "the request failed (a network error, or the server refused the browser's request)"
         raise NetworkError(reason) from None

@@ -174,7 +174,7 @@ class AbortError(Exception):
 @pytest.fixture
 def worker_modules(monkeypatch):
     """Fake ``kdt_worker`` and ``pyodide.http``: ``pyfetch`` fails as told and records the signal asked for."""
-    seen = {"signals": [], "cancel": False, "fail": AbortError("signal is aborted")}
+    seen = {"signals": [], "cancel": False, "fail": AbortError("signal timed out")}
 
     async def pyfetch(url, **kwargs):
         raise seen["fail"]
@@ -199,7 +199,7 @@ def test_the_browser_transport_gives_a_request_60_seconds_and_reports_a_timeout(
 
 def test_the_browser_transport_reports_a_refused_request_as_a_network_error_and_a_cancel_as_cancelled(
         worker_modules):
-    worker_modules["fail"] = TypeError("Failed to fetch")
+    worker_modules["fail"] = AbortError("Failed to fetch")
     with pytest.raises(NetworkError) as failed:
         asyncio.run(browser.transport(request()))
     assert not isinstance(failed.value, TimedOut)
