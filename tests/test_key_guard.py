@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from hypothesis import given, settings
@@ -26,6 +27,13 @@ from pyapp.walkthrough import explain
 KEY = "sk-proj-ECHOsecret0123456789abcdef"
 CASE = case("C01")
 PROMPT = case_prompt(CASE)
+
+
+def run_async(coroutine):
+    """Run ``coroutine`` to the end in a thread of its own: Playwright's sync API keeps a loop running in
+    the main thread once a browser test has run, and ``asyncio.run`` refuses to start beside it."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def escaped(text: str, how: list[int]) -> str:
@@ -130,7 +138,7 @@ def ask(response: HttpResponse, key: str = KEY):
     async def append(entries):
         appended.extend(entries)
 
-    explained = asyncio.run(explain(
+    explained = run_async(explain(
         {}, Settings("openai", "gpt-x", 4000, 0.0), key, transport=transport, sleep=sleep, clock=lambda: 0.0,
         append=append, run_id="run-echo", case_id=CASE.case_id, eval_set_version=EVAL_SET_VERSION, prompt=PROMPT,
         result=case_search(CASE),

@@ -6,12 +6,12 @@ edge's ``transport`` with fake ``kdt_worker`` and ``pyodide.http`` modules.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 import types
 
 import pytest
+from test_key_guard import run_async
 
 from explain_samples import answer_from_prompt
 from pyapp import browser
@@ -34,6 +34,7 @@ from pyapp.schema_check import load_schema
 KEY = "sk-ant-api03-FAULTSsecret0123456789"
 SETTINGS = Settings("anthropic", "claude-x", 4000, 0.0)
 PROMPT_CASE = {(p.system, p.user): c.case_id for c in cases() for p in [case_prompt(c)]}
+
 
 
 def answer(request) -> HttpResponse:
@@ -73,7 +74,7 @@ class Provider:
         async def append(entries):
             logged.extend(entries)
 
-        result = asyncio.run(run_eval(
+        result = run_async(run_eval(
             "run-faults", True, SETTINGS, KEY, read_entries=read_entries, append=append, emit=events.append,
             cancelled=lambda: False, progress=lambda label, state: progress.append((label, state)),
             transport=self.transport, sleep=self.sleep, clock=lambda: self.now_ms,
@@ -128,7 +129,7 @@ def test_a_stalled_request_is_sent_at_most_twice_and_each_gets_60_seconds():
     async def sleep(seconds):
         now[0] += seconds * 1000
 
-    outcome = asyncio.run(call(request(), transport, sleep=sleep, clock=lambda: now[0]))
+    outcome = run_async(call(request(), transport, sleep=sleep, clock=lambda: now[0]))
 
     assert DEFAULT_POLICY.request_timeout_s == 60
     assert len(sent) == 2
@@ -149,7 +150,7 @@ def test_progress_names_each_attempt_and_wait_with_the_time_elapsed():
     async def sleep(seconds):
         now[0] += seconds * 1000
 
-    asyncio.run(call(request(), transport, sleep=sleep, clock=lambda: now[0], progress=seen.append))
+    run_async(call(request(), transport, sleep=sleep, clock=lambda: now[0], progress=seen.append))
 
     assert [(p.phase, p.attempt) for p in seen] == [(ASKING, 1), (WAITING, 1), (ASKING, 2)]
     assert seen[0].text(seen[0].since_ms + 12_400) == "attempt 1 of 4, 12 s waiting for the answer (gives up at 60 s)"
@@ -193,7 +194,7 @@ def worker_modules(monkeypatch):
 
 def test_the_browser_transport_gives_a_request_60_seconds_and_reports_a_timeout(worker_modules):
     with pytest.raises(TimedOut, match="no answer within 60 s"):
-        asyncio.run(browser.transport(request()))
+        run_async(browser.transport(request()))
     assert worker_modules["signals"] == [60_000]
 
 
@@ -201,8 +202,8 @@ def test_the_browser_transport_reports_a_refused_request_as_a_network_error_and_
         worker_modules):
     worker_modules["fail"] = AbortError("Failed to fetch")
     with pytest.raises(NetworkError) as failed:
-        asyncio.run(browser.transport(request()))
+        run_async(browser.transport(request()))
     assert not isinstance(failed.value, TimedOut)
     worker_modules["cancel"] = True
     with pytest.raises(Cancelled):
-        asyncio.run(browser.transport(request()))
+        run_async(browser.transport(request()))
