@@ -45,7 +45,7 @@ def _unescape(text: str) -> str:
 
 
 def decoded_views(text: str) -> list[str]:
-    """``text`` and what decoding its JSON escapes gives, round after round, until nothing changes.
+    """``text`` and what decoding its JSON escapes gives, round after round (at most four), until nothing changes.
 
     Decoding every escape wherever it stands finds whatever ``json.loads`` would
     find inside string values (and in JSON nested in those), without needing the
