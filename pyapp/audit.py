@@ -25,10 +25,12 @@ from __future__ import annotations
 import math
 import re
 import uuid
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 from .client import CANCELLED, CallOutcome
+from .keyguard import scrub_value, secret_variants, text_contains
 from .providers import ERROR_CLASSES, STOPS, Settings
 
 AUDIT_FORMAT = 1
@@ -385,35 +387,33 @@ def _strings(obj: Any):
 
 
 def contains_secret(obj: Any, key: str | None) -> bool:
-    """True if the key (or its trimmed form) occurs in any string inside ``obj`` (dicts, lists, text)."""
-    variants = {v for v in (key or "", (key or "").strip()) if v}
-    return any(v in s for s in _strings(obj) for v in variants)
+    """True if the key occurs in any string inside ``obj``, as written or once JSON escapes are decoded.
+
+    Keys shorter than :data:`pyapp.keyguard.MIN_SECRET_LENGTH` are not secrets (DR-005).
+    """
+    variants = secret_variants(key)
+    return bool(variants) and any(text_contains(s, variants) for s in _strings(obj))
 
 
 def scrub_secret(obj: Any, key: str | None) -> Any:
-    """A copy of ``obj`` with every occurrence of the key replaced by ``[redacted]``."""
-    variants = sorted({v for v in (key or "", (key or "").strip()) if v}, key=len, reverse=True)
-    if not variants:
-        return obj
+    """A copy of ``obj`` with the key removed from every string, in raw and decoded views alike."""
+    variants = secret_variants(key)
+    return scrub_value(obj, variants) if variants else obj
 
-    def scrub_text(text: str) -> str:
-        for variant in variants:
-            marker = "[redacted]" if variant not in "[redacted]" else "[hidden]"
-            for _ in range(8):
-                if variant not in text:
-                    break
-                text = text.replace(variant, marker)
-            if variant in text:
-                return "[withheld]" if variant not in "[withheld]" else ""
-        return text
 
-    def walk(value: Any) -> Any:
-        if isinstance(value, str):
-            return scrub_text(value)
-        if isinstance(value, dict):
-            return {walk(k): walk(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [walk(v) for v in value]
-        return value
+def scrub_outcome(outcome: CallOutcome, key: str | None) -> CallOutcome:
+    """``outcome`` with an echoed key removed from the reply and the message, before it is graded.
 
-    return walk(obj)
+    The answer is graded as stored, so grading at call time and on rebuild agree
+    (DR-005); a redacted answer that no longer parses is a model failure both times.
+    """
+    reply = outcome.reply
+    if not contains_secret([outcome.message, None if reply is None else [reply.text, reply.raw_stop_reason]], key):
+        return outcome
+    message = scrub_secret(outcome.message, key)
+    if reply is not None:
+        reply = replace(reply, text=scrub_secret(reply.text, key),
+                        raw_stop_reason=scrub_secret(reply.raw_stop_reason, key))
+        note = "The reply contained the API key; the log keeps it with the key removed."
+        message = f"{note} {message}".strip()
+    return replace(outcome, reply=reply, message=message)

@@ -59,27 +59,65 @@ def search_view(order: str, kind: str, lon: float, lat: float, radius: float | N
 
 # --- the audited client in the worker (DR-005) --------------------------------------
 
-REQUEST_TIMEOUT_MS = 120_000
-
-
 async def transport(request):
-    """Send one HTTP request with ``fetch``; abortable by the page's cancel button."""
+    """Send one HTTP request with ``fetch``, abortable by the page's cancel button and by the time limit."""
     from kdt_worker import cancel_requested, new_signal
     from pyodide.http import pyfetch
 
-    from .client import Cancelled, HttpResponse, NetworkError
+    from .client import DEFAULT_POLICY, Cancelled, HttpResponse, NetworkError, TimedOut
 
+    limit_s = DEFAULT_POLICY.request_timeout_s
+    sent = clock_ms()
     try:
         response = await pyfetch(request.url, method=request.method, headers=request.headers, body=request.body,
-                                 signal=new_signal(REQUEST_TIMEOUT_MS))
+                                 signal=new_signal(limit_s * 1000))
         body = await response.string()
-    except Exception as exc:  # fetch rejects with a TypeError or an AbortError; neither carries the key
+    except Exception as exc:  # pyfetch turns every fetch rejection into an AbortError; none carries the key
         if cancel_requested():
             raise Cancelled() from None
-        name = type(exc).__name__
-        reason = "no answer within the time limit" if "Abort" in name or "Timeout" in name else "the request failed"
-        raise NetworkError(f"{reason} (a network error, or the server refused the browser's request)") from None
+        # A refused request also arrives as an AbortError ("Failed to fetch"); only the time limit's
+        # reason says "timed out" (AbortSignal.timeout), and the clock confirms it.
+        if "timed out" in str(exc).lower() or clock_ms() - sent >= limit_s * 1000:
+            raise TimedOut(f"no answer within {limit_s:g} s") from None
+        reason = "the request failed (a network error, or the server refused the browser's request)"
+        raise NetworkError(reason) from None
     return HttpResponse(response.status, dict(response.headers), body)
+
+
+class ProgressLine:
+    """The running call's progress for the page: sent on every change and again every second (DR-005).
+
+    The page only places ``text``; the elapsed seconds are counted here.
+    """
+
+    def __init__(self) -> None:
+        self.label = ""
+        self.state = None
+        self.running = True
+
+    def show(self, label: str, state) -> None:
+        self.label, self.state = label, state
+        self.send()
+
+    def send(self) -> None:
+        if self.running and self.state is not None:
+            emit({"type": "progress", "text": f"{self.label}: {self.state.text(clock_ms())}."})
+
+    async def tick(self) -> None:
+        import asyncio
+
+        while self.running:
+            await asyncio.sleep(1)
+            self.send()
+
+    def __enter__(self) -> ProgressLine:
+        import asyncio
+
+        asyncio.ensure_future(self.tick())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.running = False
 
 
 async def sleep(seconds: float) -> None:
@@ -149,10 +187,11 @@ async def explain(search: dict, settings: dict, api_key: str | None) -> dict:
     from .providers import Settings
     from .walkthrough import explain as explain_search
 
-    explained = await explain_search(
-        search, Settings.from_dict(settings), api_key, transport=transport, sleep=sleep, clock=clock_ms,
-        append=append_entries, cancelled=cancelled,
-    )
+    with ProgressLine() as line:
+        explained = await explain_search(
+            search, Settings.from_dict(settings), api_key, transport=transport, sleep=sleep, clock=clock_ms,
+            append=append_entries, cancelled=cancelled, progress=lambda state: line.show("Asking the model", state),
+        )
     return explained.to_json()
 
 
@@ -253,8 +292,10 @@ async def run_eval(run_id: str | None, settings: dict, api_key: str | None) -> d
         async def entries() -> list[dict]:
             return (await read_entries())[0]
 
-        return await run(run_id, fresh, settings, api_key, read_entries=entries, append=append_entries, emit=emit,
-                         cancelled=cancelled, transport=transport, sleep=sleep, clock=clock_ms)
+        with ProgressLine() as line:
+            return await run(run_id, fresh, settings, api_key, read_entries=entries, append=append_entries,
+                             emit=emit, cancelled=cancelled, progress=line.show, transport=transport, sleep=sleep,
+                             clock=clock_ms)
     finally:
         release()
 

@@ -17,8 +17,15 @@ Retry rules (defaults of :class:`RetryPolicy`):
   and 1 + 2 + 4 = 7 s when the provider gives no hint. No random jitter: the
   page sends one request at a time, so there is no crowd of clients to spread
   out, and fixed waits make tests and audit figures reproducible.
-* A network failure (including a timeout raised by the transport) is retried
-  at most 2 times, on the same doubling schedule, within the 4 attempts.
+* A network failure is retried at most 2 times, on the same doubling
+  schedule, within the 4 attempts.
+* A request gets 60 s to answer (``request_timeout_s``, enforced by the
+  transport, which raises ``TimedOut``), and a timed-out request is sent again
+  at most once (``timeout_retries``): a stalled provider costs a case about
+  2 minutes, not 6 (three attempts of 120 s before, DR-005). A model answering
+  the whole prompt takes seconds to a few tens of seconds; a minute without a
+  byte means the provider is stuck, and waiting longer mostly makes a visitor
+  give up on the page.
 * A rejected key (401/403) or exhausted quota ends the call at once, and the
   outcome says the run must stop (``stops_run``). Other 4xx answers and a
   malformed 200 are not retried: sending the same request again gives the same
@@ -26,6 +33,10 @@ Retry rules (defaults of :class:`RetryPolicy`):
 * ``cancelled()`` is checked before every attempt and around every wait; a
   ``Cancelled`` raised by ``sleep`` or ``transport`` ends the call as
   cancelled. A response that has already arrived is kept, never discarded.
+
+While it works, ``call`` reports each attempt and each wait through
+``progress`` (a :class:`Progress`), whose ``text`` the page shows with the
+time elapsed, so a visitor sees a slow provider instead of a frozen page.
 
 Latencies come from ``clock()`` in milliseconds: ``answer_ms`` is the request
 that produced the final response (waits and earlier attempts excluded), and
@@ -50,6 +61,7 @@ from .providers import (
     HttpRequest,
     ProviderError,
     Reply,
+    is_loopback_url,
     parse_response,
     redact,
     request_key,
@@ -61,6 +73,10 @@ _DETAIL_LIMIT = 200
 
 class NetworkError(Exception):
     """Raised by a transport when the request could not be completed (no HTTP response)."""
+
+
+class TimedOut(NetworkError):
+    """Raised by a transport when no response arrived within the policy's ``request_timeout_s``."""
 
 
 class Cancelled(Exception):
@@ -88,11 +104,12 @@ class RetryPolicy:
     base_delay_s: float = 1.0
     max_delay_s: float = 30.0
     network_retries: int = 2
-    request_timeout_s: float = 120.0
+    request_timeout_s: float = 60.0
+    timeout_retries: int = 1
 
     def __post_init__(self) -> None:
-        if self.max_attempts < 1 or self.network_retries < 0:
-            raise ValueError("max_attempts must be at least 1 and network_retries at least 0.")
+        if self.max_attempts < 1 or self.network_retries < 0 or self.timeout_retries < 0:
+            raise ValueError("max_attempts must be at least 1, network_retries and timeout_retries at least 0.")
         if not 0 <= self.base_delay_s <= self.max_delay_s or not math.isfinite(self.max_delay_s):
             raise ValueError("Delays must satisfy 0 <= base_delay_s <= max_delay_s < infinity.")
 
@@ -122,6 +139,34 @@ class CallOutcome:
     total_ms: float
     retries: int
     stops_run: bool
+
+
+ASKING = "asking"
+WAITING = "waiting"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What a call is doing: attempt ``attempt`` is out (``ASKING``) or a retry is due (``WAITING``).
+
+    ``since_ms`` is ``clock()`` when this phase began; ``seconds`` is the
+    request's time limit while asking, the wait's length while waiting.
+    """
+
+    phase: str
+    attempt: int
+    max_attempts: int
+    since_ms: float
+    seconds: float
+
+    def text(self, now_ms: float) -> str:
+        """Words for the page, e.g. ``attempt 1 of 4, 12 s waiting for the answer (gives up at 60 s)``."""
+        elapsed = max(0, int((now_ms - self.since_ms) / 1000))
+        if self.phase == WAITING:
+            left = max(0, math.ceil(self.seconds - elapsed))
+            return f"attempt {self.attempt} of {self.max_attempts} failed; trying again in {left} s"
+        return (f"attempt {self.attempt} of {self.max_attempts}, {elapsed} s waiting for the answer "
+                f"(gives up at {self.seconds:g} s)")
 
 
 def parse_retry_after(headers: dict, now_s: float) -> float | None:
@@ -169,6 +214,7 @@ async def call(
     policy: RetryPolicy = DEFAULT_POLICY,
     cancelled: Callable[[], bool] = lambda: False,
     wall_time: Callable[[], float] = time.time,
+    progress: Callable[[Progress], object] = lambda _: None,
 ) -> CallOutcome:
     """Send ``request`` until it is answered, fails for good, or is cancelled (see module doc)."""
     key = request_key(request)
@@ -176,6 +222,7 @@ async def call(
     attempts = 0
     retries = 0
     network_failures = 0
+    timeouts = 0
     last_status: int | None = None
 
     def finish(
@@ -200,6 +247,7 @@ async def call(
         """Wait; ``False`` when cancelled before, during or after the wait."""
         if cancelled():
             return False
+        progress(Progress(WAITING, attempts, policy.max_attempts, clock(), seconds))
         try:
             await sleep(seconds)
         except Cancelled:
@@ -211,13 +259,16 @@ async def call(
             return stopped()
         attempts += 1
         sent = clock()
+        progress(Progress(ASKING, attempts, policy.max_attempts, sent, policy.request_timeout_s))
         try:
             response = await transport(request)
         except Cancelled:
             return stopped()
         except NetworkError as exc:
             network_failures += 1
-            if network_failures > policy.network_retries or attempts >= policy.max_attempts:
+            timeouts += isinstance(exc, TimedOut)
+            if (network_failures > policy.network_retries or timeouts > policy.timeout_retries
+                    or attempts >= policy.max_attempts):
                 return finish(
                     error=NETWORK, message=_network_message(request, exc, attempts), answer_ms=None
                 )
@@ -259,6 +310,9 @@ def _network_message(request: HttpRequest, exc: Exception, attempts: int) -> str
     detail = _short(str(exc)) or type(exc).__name__
     tries = f" Tried {attempts} times." if attempts > 1 else ""
     hint = ""
-    if request.provider == OPENAI_COMPATIBLE:
+    if request.provider == OPENAI_COMPATIBLE and not is_loopback_url(request.url):
+        hint = (" This site's security policy lets the page reach only Anthropic, OpenAI and servers on this "
+                "computer (127.0.0.1, localhost, [::1]), so the browser blocks a server elsewhere.")
+    elif request.provider == OPENAI_COMPATIBLE:
         hint = " Is the server running, and does it allow requests from this page (CORS)?"
     return f"Could not reach {host}: {detail}.{tries}{hint}"

@@ -30,6 +30,7 @@ through :func:`redact` before it leaves this module.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import math
 import re
@@ -37,7 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from pyapp import strict_json
+from pyapp import keyguard, strict_json
+from pyapp.keyguard import scrub_text, secret_variants, text_contains
 
 ANTHROPIC = "anthropic"
 OPENAI = "openai"
@@ -88,20 +90,17 @@ class PromptLike(Protocol):
 
 
 def redact(text: str, key: str | None) -> str:
-    """``text`` with the key, masked keys and key-shaped tokens replaced by ``[redacted]``."""
+    """``text`` with the key, masked keys and key-shaped tokens replaced by ``[redacted]``.
+
+    A text that still shows the key once JSON escapes are decoded is withheld whole;
+    a key under ``keyguard.MIN_SECRET_LENGTH`` characters is not a secret (DR-005).
+    """
     text = _KEYLIKE_RE.sub(REDACTED, _MASKED_RE.sub(REDACTED, text))
-    for variant in sorted({key or "", (key or "").strip()}, key=len, reverse=True):
-        if not variant:
-            continue
-        marker = REDACTED if variant not in REDACTED else "[hidden]"
-        # Replacing can form a new occurrence with the text around it; repeat a few times.
-        for _ in range(8):
-            if variant not in text:
-                break
-            text = text.replace(variant, marker)
-        if variant in text:
-            return WITHHELD
-    return text
+    variants = secret_variants(key)
+    if not text_contains(text, variants):
+        return text
+    scrubbed = scrub_text(text, variants)
+    return WITHHELD if scrubbed == keyguard.WITHHELD or not scrubbed else scrubbed
 
 
 # --------------------------------------------------------------------------- settings
@@ -229,6 +228,22 @@ def _check_key(api_key: str | None, provider: str) -> str | None:
     return key
 
 
+def _is_private_channel(url: str) -> bool:
+    """True for https:// and for plain http:// to this computer."""
+    return urlsplit(url).scheme == "https" or is_loopback_url(url)
+
+
+def is_loopback_url(url: str) -> bool:
+    """True if ``url`` names this computer: 127.0.0.0/8, localhost or [::1]."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def _schema_for_sending(schema: dict) -> dict:
     # "$schema"/"$id" describe the file, not the answer; providers reject or ignore them.
     return {k: v for k, v in schema.items() if k not in ("$schema", "$id")}
@@ -252,15 +267,25 @@ def build_request(
         raise ValueError("The answer schema must be a JSON Schema object with type 'object'.")
     if not _SCHEMA_NAME_RE.match(schema_name):
         raise ValueError("The schema name must be 1-64 letters, digits, '_' or '-'.")
-    if key:
-        places = {
-            "model name": settings.model,
-            "base URL": settings.base_url or "",
-            "prompt": prompt.system + prompt.user,
-        }
-        for place, text in places.items():
-            if key in text:
-                raise ValueError(f"The API key appears in the {place}; it must only go in the key field.")
+    variants = secret_variants(key)
+    places = {
+        "model name": settings.model,
+        "base URL": settings.base_url or "",
+        "prompt": prompt.system + prompt.user,
+    }
+    for place, text in places.items():
+        if text_contains(text, variants):
+            raise ValueError(
+                f"The API key appears in the {place}, so it would be sent and logged as plain text. "
+                "Check that the key field holds only your key, and the other fields no key."
+            )
+    if key and settings.base_url and not _is_private_channel(settings.base_url):
+        raise ValueError(
+            "The base URL starts with http:// and names another computer, so the key would cross the network "
+            "unencrypted; nothing was sent. Use https://, or a server on this computer (127.0.0.1, localhost "
+            "or [::1]). This site's security policy lets the page reach only Anthropic, OpenAI and servers on "
+            "this computer, so a server elsewhere would be blocked by the browser anyway."
+        )
     schema = _schema_for_sending(schema)
     if settings.provider == ANTHROPIC:
         return _anthropic_request(settings, prompt, key or "", schema, schema_name)

@@ -11,9 +11,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from .audit import call_entry, contains_secret, new_entry_id, ungraded_outcome
+from .audit import call_entry, contains_secret, new_entry_id, scrub_outcome, scrub_secret, ungraded_outcome
 from .checks import facts_for
-from .client import CallOutcome, Transport, call
+from .client import CallOutcome, Progress, Transport, call
 from .grading import Grade, grade_answer
 from .prompt import Prompt, build_prompt
 from .providers import Settings, build_request
@@ -58,12 +58,15 @@ async def explain(
     eval_set_version: str | None = None,
     prompt: Prompt | None = None,
     result: SearchResult | None = None,
+    progress: Callable[[Progress], object] = lambda _: None,
 ) -> Explained:
     """Ask for an explanation of one search, grade it, and append its audit entry before returning."""
     result = result or search_of(search_args)
     prompt = prompt or build_prompt(result)
     request = build_request(settings, prompt, api_key, load_schema())
-    outcome = await call(request, transport, sleep=sleep, clock=clock, cancelled=cancelled)
+    outcome = await call(request, transport, sleep=sleep, clock=clock, cancelled=cancelled, progress=progress)
+    # A reply that echoes the key is logged and graded without it: one entry per call, never the key (DR-005).
+    outcome = scrub_outcome(outcome, api_key)
     grade = None
     outcome_class = ungraded_outcome(outcome)
     if outcome_class is None:
@@ -82,7 +85,7 @@ async def explain(
         failure=None if grade is None else (grade.detail or None),
         search=None if run_id else {**search_args, "radius": search_args.get("radius")},
     )
-    if contains_secret(entry, api_key):
-        raise RuntimeError("refusing to store an audit entry that contains the API key")
+    if contains_secret(entry, api_key):  # any other field, e.g. a provider's stop reason
+        entry = scrub_secret(entry, api_key)
     await append([entry])
     return Explained(entry, grade, outcome)

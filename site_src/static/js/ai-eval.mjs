@@ -211,8 +211,7 @@ async function run(runId) {
   try {
     const result = await python.call("run_eval", { run_id: runId, settings: readSettings(), api_key: readKey() },
       { cancellable: true });
-    $("run-status").textContent = result.stopped
-      ? `Run ${result.run_id} stopped: ${result.stopped}` : `Run ${result.run_id} has an answer for every case it asked.`;
+    $("run-status").textContent = result.message;
   } catch (error) {
     $("run-status").textContent = `The run could not go on: ${error.message}`;
   } finally {
@@ -231,7 +230,9 @@ python.onEvent((event) => {
     const item = $("case-status").querySelector(`[data-case="${event.case_id}"]`);
     item.textContent = `${event.case_id}: asking…`;
     item.dataset.state = "asking";
-    $("run-status").textContent = `Asking ${event.case_id} (${event.index + 1} of ${event.total}).`;
+    $("run-status").textContent = event.text;
+  } else if (event.type === "progress") {
+    $("run-status").textContent = event.text;
   } else if (event.type === "case-done") {
     const item = $("case-status").querySelector(`[data-case="${event.case_id}"]`);
     item.textContent = `${event.case_id}: ${event.outcome.replaceAll("_", " ")}`;

@@ -1,10 +1,13 @@
 // The provider settings and the visitor's API key. The key lives in sessionStorage,
 // or in localStorage only when the visitor ticks "remember"; it is never logged.
+// "Forget key" is told to every open tab of the site, which clears its field too, so
+// no other tab writes the key back on its next call (DR-005).
 
 const KEY_NAME = "kd-explorer-api-key";
 const SETTINGS_NAME = "kd-explorer-ai-settings";
 const $ = (id) => document.getElementById(id);
 const FIELDS = ["provider", "base-url", "model", "max-tokens", "temperature"];
+const tabs = new BroadcastChannel("kd-explorer-key");
 
 function storedKey() {
   return sessionStorage.getItem(KEY_NAME) ?? localStorage.getItem(KEY_NAME) ?? "";
@@ -15,6 +18,14 @@ function saveKey() {
   sessionStorage.removeItem(KEY_NAME);
   localStorage.removeItem(KEY_NAME);
   if (key) ($("remember-key").checked ? localStorage : sessionStorage).setItem(KEY_NAME, key);
+}
+
+function forget(message) {
+  $("api-key").value = "";
+  $("remember-key").checked = false;
+  sessionStorage.removeItem(KEY_NAME);
+  localStorage.removeItem(KEY_NAME);
+  $("settings-message").textContent = message;
 }
 
 function showBaseUrl() {
@@ -37,11 +48,11 @@ export function setupSettings() {
   $("api-key").addEventListener("change", saveKey);
   $("remember-key").addEventListener("change", saveKey);
   $("forget-key").addEventListener("click", () => {
-    $("api-key").value = "";
-    $("remember-key").checked = false;
-    sessionStorage.removeItem(KEY_NAME);
-    localStorage.removeItem(KEY_NAME);
-    $("settings-message").textContent = "The key is forgotten on this device.";
+    forget("The key is forgotten on this device, in every tab of this site.");
+    tabs.postMessage("forget");
+  });
+  tabs.addEventListener("message", (event) => {
+    if (event.data === "forget") forget("The key was forgotten in another tab; enter it again to make calls.");
   });
 }
 

@@ -84,6 +84,9 @@ async function refreshAudit(python) {
 export function setupWalkthrough(python, currentSearch) {
   setupSettings();
   let running = false;
+  python.onEvent((event) => {
+    if (running && event.type === "progress") $("explain-status").textContent = event.text;
+  });
   $("explain").addEventListener("click", async () => {
     const view = currentSearch();
     if (!view || running) return;
