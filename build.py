@@ -96,6 +96,7 @@ class Record:
     body: str
     body_line: int
     source: str  # path relative to the project root, e.g. decisions/DR-001-site-generator.md
+    key_lines: dict[str, int] = field(default_factory=dict)  # front matter key -> its line in the file
 
     @property
     def url(self) -> str:
@@ -145,6 +146,40 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:12]
 
 
+class FrontMatterLoader(yaml.SafeLoader):
+    """YAML's safe loader, except that dates stay text: the build checks them itself, so an
+    impossible date such as 2026-02-30 is a problem with a line, not an error inside YAML."""
+
+
+FrontMatterLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+
+
+def read_source(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
+    """The text of a UTF-8 source file (a leading byte order mark is dropped), or why it cannot be read."""
+    if path.is_dir():
+        return None, [Problem(rel, 1, "is a folder, but its name is that of a Markdown file; rename or remove it")]
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, [Problem(rel, 1, f"cannot be read: {exc.strerror}")]
+    try:
+        return data.decode("utf-8-sig"), []
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        message = f"is not UTF-8 text (byte 0x{data[exc.start]:02X} on this line); save it as UTF-8"
+        return None, [Problem(rel, line, message)]
+
+
+def parse_date(value: object) -> dt.date | None:
+    """A date written YYYY-MM-DD that exists in the calendar, else None."""
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        return None
+
+
 def split_front_matter(text: str, path: str) -> tuple[str | None, str, int, list[Problem]]:
     """Return (front matter, body, body's first line, problems)."""
     lines = text.split("\n")
@@ -178,12 +213,14 @@ def _key_line(front: str, key: str) -> int:
 
 def load_record(path: Path, root: Path) -> tuple[Record | None, list[Problem]]:
     rel = path.relative_to(root).as_posix()
-    text = path.read_text(encoding="utf-8")
+    text, problems = read_source(path, rel)
+    if text is None:
+        return None, problems
     front, body, body_line, problems = split_front_matter(text, rel)
     if front is None:
         return None, problems
     try:
-        meta = yaml.safe_load(front)
+        meta = yaml.load(front, Loader=FrontMatterLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
@@ -191,7 +228,7 @@ def load_record(path: Path, root: Path) -> tuple[Record | None, list[Problem]]:
     if not isinstance(meta, dict):
         return None, [Problem(rel, 2, "front matter must be a mapping of keys to values")]
 
-    for key in sorted(set(meta) - FRONT_MATTER_KEYS):
+    for key in sorted(set(meta) - FRONT_MATTER_KEYS, key=repr):  # keys may be numbers, dates or text
         problems.append(Problem(rel, _key_line(front, key), f"unknown front matter key {key!r}"))
     for key in ("id", "title", "status", "date"):
         if key not in meta:
@@ -211,8 +248,10 @@ def load_record(path: Path, root: Path) -> tuple[Record | None, list[Problem]]:
         problems.append(
             Problem(rel, _key_line(front, "status"), f"unknown status {meta['status']!r}; use one of {STATUSES}")
         )
-    if not isinstance(meta["date"], dt.date) or isinstance(meta["date"], dt.datetime):
-        problems.append(Problem(rel, _key_line(front, "date"), "date must be a date, YYYY-MM-DD"))
+    date = parse_date(meta["date"])
+    if date is None:
+        message = "date must be a date of the calendar, written YYYY-MM-DD"
+        problems.append(Problem(rel, _key_line(front, "date"), message))
     tags = _id_list(meta.get("tags"))
     supersedes = _id_list(meta.get("supersedes"))
     superseded_by = _id_list(meta.get("superseded-by"))
@@ -228,27 +267,37 @@ def load_record(path: Path, root: Path) -> tuple[Record | None, list[Problem]]:
         id=record_id,
         title=meta["title"].strip(),
         status=meta["status"],
-        date=meta["date"],
+        date=date,
         tags=tags,
         supersedes=supersedes,
         superseded_by=superseded_by,
         body=body,
         body_line=body_line,
         source=rel,
+        key_lines={key: _key_line(front, key) for key in FRONT_MATTER_KEYS},
     )
     return record, []
 
 
 def link_records(records: list[Record]) -> list[Problem]:
-    """Check supersede links and complete them so they run both ways."""
+    """Check supersede links and complete them so they run both ways.
+
+    A problem is reported against the file holding the line at fault: a record that says it
+    supersedes another whose status is not Superseded gets the message, not the other record.
+    """
     problems: list[Problem] = []
     by_id = {r.id: r for r in records}
     for record in records:
-        for other_id in record.supersedes + record.superseded_by:
-            if other_id not in by_id:
-                problems.append(Problem(record.source, 1, f"supersede link to missing record {other_id}"))
+        for key in ("supersedes", "superseded-by"):
+            for other_id in record.supersedes if key == "supersedes" else record.superseded_by:
+                if other_id == record.id:
+                    problems.append(Problem(record.source, record.key_lines[key], "a record cannot supersede itself"))
+                elif other_id not in by_id:
+                    message = f"supersede link to missing record {other_id}"
+                    problems.append(Problem(record.source, record.key_lines[key], message))
     if problems:
         return problems
+    written_successors = {r.id: r.superseded_by for r in records}
     for record in records:
         for old_id in record.supersedes:
             old = by_id[old_id]
@@ -259,12 +308,42 @@ def link_records(records: list[Record]) -> list[Problem]:
             if record.id not in new.supersedes:
                 new.supersedes = (*new.supersedes, record.id)
     for record in records:
+        loop = supersede_loop(record, by_id)
+        if loop:
+            lines = record.key_lines  # 1 for a key the file does not have
+            line = lines["supersedes"] if lines["supersedes"] > 1 else lines["superseded-by"]
+            problems.append(Problem(record.source, line, "supersede links form a loop: " + " → ".join(loop)))
+    if problems:
+        return problems
+    for record in records:
         if record.status == "Superseded" and not record.superseded_by:
-            problems.append(Problem(record.source, 1, "status is Superseded but no record supersedes it"))
-        if record.superseded_by and record.status != "Superseded":
-            message = f"superseded by {record.superseded_by[0]} but status is {record.status}"
-            problems.append(Problem(record.source, 1, message))
+            message = "status is Superseded but no record supersedes it"
+            problems.append(Problem(record.source, record.key_lines["status"], message))
+        if record.status == "Superseded":
+            continue
+        for new_id in record.superseded_by:
+            if new_id in written_successors[record.id]:
+                message = f"superseded by {new_id} but status is {record.status}"
+                problems.append(Problem(record.source, record.key_lines["superseded-by"], message))
+            else:
+                new = by_id[new_id]
+                message = f"supersedes {record.id}, whose status is {record.status}: mark {record.id} Superseded"
+                problems.append(Problem(new.source, new.key_lines["supersedes"], message))
     return problems
+
+
+def supersede_loop(start: Record, by_id: dict[str, Record]) -> list[str]:
+    """The ids along a chain of 'supersedes' links from ``start`` back to itself, or [] if there is none."""
+    paths, seen = [[start.id]], {start.id}
+    while paths:
+        path = paths.pop()
+        for old_id in by_id[path[-1]].supersedes:
+            if old_id == start.id:
+                return [*path, start.id]
+            if old_id not in seen:
+                seen.add(old_id)
+                paths.append([*path, old_id])
+    return []
 
 
 def load_pages(src: Path, root: Path) -> tuple[list[Page], list[Problem]]:
@@ -275,11 +354,15 @@ def load_pages(src: Path, root: Path) -> tuple[list[Page], list[Problem]]:
         rel = path.relative_to(root).as_posix()
         stem = path.relative_to(src / "pages").with_suffix("").as_posix()
         url = "index.html" if stem == "index" else f"{stem}/index.html"
-        front, body, body_line, found = split_front_matter(path.read_text(encoding="utf-8"), rel)
+        text, found = read_source(path, rel)
+        if text is None:
+            problems += found
+            continue
+        front, body, body_line, found = split_front_matter(text, rel)
         meta = {}
         if front is not None:
             try:
-                meta = yaml.safe_load(front) or {}
+                meta = yaml.load(front, Loader=FrontMatterLoader) or {}
             except yaml.YAMLError as exc:
                 found.append(Problem(rel, 2, f"front matter is not valid YAML: {exc}"))
         if not isinstance(meta, dict) or not isinstance(meta.get("title"), str):
