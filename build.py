@@ -17,6 +17,7 @@ import argparse
 import datetime as dt
 import functools
 import hashlib
+import html.parser
 import http.server
 import io
 import json
@@ -97,6 +98,7 @@ class Record:
     body_line: int
     source: str  # path relative to the project root, e.g. decisions/DR-001-site-generator.md
     key_lines: dict[str, int] = field(default_factory=dict)  # front matter key -> its line in the file
+    html: str = ""  # the rendered Markdown body, filled in by load_site
 
     @property
     def url(self) -> str:
@@ -112,6 +114,7 @@ class Page:
     body: str
     body_line: int = 1
     scripts: tuple[str, ...] = ()
+    html: str = ""  # the rendered Markdown body of a markdown page, filled in by load_site
 
 
 @dataclass
@@ -407,6 +410,112 @@ def check_references(site: Site, outputs: set[str]) -> list[Problem]:
     return problems
 
 
+# --- what a record may hold besides Markdown (DR-001) ---------------------------------
+
+ALLOWED_TAGS = frozenset({
+    # written by Markdown and its tables, fenced_code, toc and attr_list extensions
+    "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "code", "em", "strong",
+    "a", "img", "hr", "br", "table", "thead", "tbody", "tr", "th", "td", "div",
+    # written by hand
+    "abbr", "kbd", "sup", "sub", "details", "summary",
+})
+ALLOWED_ATTRIBUTES = {
+    "*": {"id", "class", "title"},
+    "a": {"href"},
+    "img": {"src", "alt", "width", "height"},
+    "ol": {"start"},
+    "th": {"align"},
+    "td": {"align"},
+    "details": {"open"},
+}
+LINK_SCHEMES = ("http", "https", "mailto")
+
+
+def url_scheme(url: str) -> str:
+    """The scheme of ``url`` as a browser reads it (it ignores spaces and control characters), or ''."""
+    match = re.match(r"([a-z][a-z0-9+.-]*):", re.sub(r"[\x00-\x20]", "", url).lower())
+    return match.group(1) if match else ""
+
+
+def is_site_path(url: str) -> bool:
+    """True for a relative path such as ``../static/x.png``: no scheme, no host, no leading slash."""
+    return not url_scheme(url) and not re.sub(r"[\x00-\x20]", "", url).startswith(("/", "\\"))
+
+
+class HtmlChecker(html.parser.HTMLParser):
+    """Collect what rendered HTML holds beyond the allowed tags, attributes and URLs.
+
+    Comments, declarations and unfinished tags are refused outright: browsers and this parser
+    do not always agree where they end (``<!-->``, ``<![CDATA[``), and markup hidden from one is
+    live in the other. Markdown escapes every ``<`` of text, so a raw one left in the data is
+    markup this parser gave up on.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.refused: list[tuple[str, tuple[str, ...]]] = []  # (message, expressions to find it in the source)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in ALLOWED_TAGS:
+            self.refused.append((f"the tag <{tag}> is not allowed", (rf"<\s*{re.escape(tag)}\b",)))
+            return
+        allowed = ALLOWED_ATTRIBUTES["*"] | ALLOWED_ATTRIBUTES.get(tag, set())
+        for name, value in attrs:
+            value = value or ""
+            attribute = rf"\b{re.escape(name)}\s*="
+            clues = (re.escape(value), attribute) if value else (attribute,)
+            if name not in allowed:
+                self.refused.append((f"the attribute '{name}' on <{tag}> is not allowed", clues))
+            elif name == "href" and url_scheme(value) not in ("", *LINK_SCHEMES):
+                message = f"a link to '{url_scheme(value)}:' is not allowed; use {', '.join(LINK_SCHEMES)} or a path"
+                self.refused.append((message, clues))
+            elif name == "src" and not is_site_path(value):
+                message = "an image must come from this site: give its src as a relative path"
+                self.refused.append((message, clues))
+
+    def handle_data(self, data: str) -> None:
+        if "<" in data:
+            unfinished = data[data.index("<"):][:20]
+            self.refused.append((f"unfinished HTML {unfinished!r}", (re.escape(unfinished),)))
+
+    def handle_comment(self, data: str) -> None:
+        self.refused.append(("HTML comments are not allowed", (r"<!",)))
+
+    def handle_decl(self, decl: str) -> None:
+        self.refused.append(("declarations such as <!...> are not allowed", (r"<!",)))
+
+    unknown_decl = handle_decl
+
+    def handle_pi(self, data: str) -> None:
+        self.refused.append(("processing instructions <?...> are not allowed", (r"<\?",)))
+
+
+def refused_html(document: Record | Page) -> list[Problem]:
+    """A problem for everything in the document's rendered HTML that a record may not hold.
+
+    The HTML is what browsers get, so raw tags, attr_list attributes and Markdown links are all seen;
+    the line is found by searching the source for clues to what was refused.
+    """
+    checker = HtmlChecker()
+    try:
+        checker.feed(document.html)
+        checker.close()
+    except AssertionError:  # how html.parser meets a section such as <![foo[ … ]]>
+        checker.refused.append(("a <![…[ section is not allowed", (r"<!\[",)))
+    hint = " (DR-001 lists the HTML a record may hold)"
+    return [Problem(document.source, source_line(document, clues), message + hint)
+            for message, clues in checker.refused]
+
+
+def source_line(document: Record | Page, clues: tuple[str, ...]) -> int:
+    """The line of the first match of the first clue that matches the document's source, else its first line."""
+    for clue in clues:
+        match = re.search(clue, document.body, flags=re.IGNORECASE)
+        if match:
+            return line_of(document.body, match.start(), document.body_line)
+    return document.body_line
+
+
 def load_site(root: Path = ROOT) -> Site:
     """Read and validate everything; raise BuildFailed listing every problem."""
     problems: list[Problem] = []
@@ -426,6 +535,10 @@ def load_site(root: Path = ROOT) -> Site:
     problems += link_records(records)
     pages, found = load_pages(root / "site_src", root)
     problems += found
+    to_html = MarkdownRenderer().to_html
+    for document in [*records, *(page for page in pages if page.kind == "markdown")]:
+        document.html = to_html(document.body, document.url)
+        problems += refused_html(document)
     site = Site(records, pages)
     try:
         site.static = collect_static(root)
@@ -525,15 +638,28 @@ class RecordLinkExtension(markdown.extensions.Extension):
         md.treeprocessors.register(RecordLinks(md, self.page_url), "record_links", 5)
 
 
-class Renderer:
+class MarkdownRenderer:
     """One Markdown instance, reset between documents (no state leaks between pages)."""
 
-    def __init__(self, root: Path, static: dict[str, bytes]):
+    def __init__(self) -> None:
         self.page_url = ["index.html"]
         self.md = markdown.Markdown(
             extensions=["tables", "fenced_code", "toc", "attr_list", RecordLinkExtension(self.page_url)],
+            # An aligned column gets align="…", not style="…", which the CSP would block (DR-001).
+            extension_configs={"tables": {"use_align_attribute": True}},
             output_format="html",
         )
+
+    def to_html(self, text: str, url: str) -> str:
+        self.page_url[0] = url
+        self.md.reset()
+        return self.md.convert(text)
+
+
+class Renderer:
+    """The Jinja2 templates, with the helpers every page gets (root, asset, link)."""
+
+    def __init__(self, root: Path, static: dict[str, bytes]):
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(root / "site_src" / "templates"),
             autoescape=True,
@@ -541,11 +667,6 @@ class Renderer:
             keep_trailing_newline=True,
         )
         self.static = static
-
-    def markdown(self, text: str, url: str) -> str:
-        self.page_url[0] = url
-        self.md.reset()
-        return self.md.convert(text)
 
     def render(self, template: str | jinja2.Template, url: str, **context) -> str:
         root = relative_root(url)
@@ -583,11 +704,10 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
     emit(".htaccess", htaccess())
     by_id = {r.id: r for r in site.records}
     for record in site.records:
-        html = renderer.markdown(record.body, record.url)
         emit(
             record.url,
             renderer.render(
-                "record.html.j2", record.url, record=record, content=html, by_id=by_id,
+                "record.html.j2", record.url, record=record, content=record.html, by_id=by_id,
                 source_name=Path(record.source).name, title=f"{record.id}: {record.title}",
             ),
         )
@@ -597,8 +717,7 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
     emit("decisions/feed.xml", atom_feed(site.records))
     for page in site.pages:
         if page.kind == "markdown":
-            content = renderer.markdown(page.body, page.url)
-            html = renderer.render("page.html.j2", page.url, title=page.title, content=content, page=page)
+            html = renderer.render("page.html.j2", page.url, title=page.title, content=page.html, page=page)
         else:
             html = renderer.render(renderer.env.from_string(page.body), page.url, title=page.title, page=page)
         emit(page.url, html)

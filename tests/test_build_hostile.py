@@ -1,6 +1,7 @@
 """The build facing hostile or careless sources (DR-001).
 
-Every bad record fails the build with its file and line, never a traceback.
+Every bad record fails the build with its file and line, never a traceback; rendered
+records hold only the allowed HTML.
 """
 
 from __future__ import annotations
@@ -72,3 +73,67 @@ def test_record_starting_with_a_byte_order_mark_builds(project, tmp_path):
     (project / "decisions" / "DR-003-bom.md").write_bytes(b"\xef\xbb\xbf" + record_text("DR-003", "Marked").encode())
     files = build.build(project, tmp_path / "dist")
     assert "DR-003: Marked" in files["decisions/DR-003/index.html"].decode()
+
+
+REFUSED_HTML = [
+    ("script", "<script>alert(1)</script>", "9: the tag <script> is not allowed"),
+    ("script-in-capitals", "<SCRIPT>alert(1)</SCRIPT>", "9: the tag <script> is not allowed"),
+    ("link-prefetch", '<link rel="prefetch" href="https://example.org/">', "9: the tag <link> is not allowed"),
+    ("meta-refresh", 'Go.\n\n<meta http-equiv="refresh" content="0;url=https://example.org/">',
+     "11: the tag <meta> is not allowed"),
+    ("iframe", '<iframe src="https://example.org/"></iframe>', "9: the tag <iframe> is not allowed"),
+    ("style-element", "<style>body { display: none }</style>", "9: the tag <style> is not allowed"),
+    ("svg-onload", "<svg onload=alert(1)></svg>", "9: the tag <svg> is not allowed"),
+    ("form", '<form action="https://example.org/"><button>Go</button></form>', "9: the tag <form> is not allowed"),
+    ("onclick-from-attr-list", 'Text.\n{: onclick="alert(1)" }', "10: the attribute 'onclick' on <p> is not allowed"),
+    ("style-attribute", 'Press <kbd style="color: red">q</kbd>.', "9: the attribute 'style' on <kbd> is not allowed"),
+    ("javascript-link", "[run](javascript:alert(1))", "9: a link to 'javascript:' is not allowed"),
+    ("escaped-javascript-link", '<a href="java&#115;cript:alert(1)">run</a>', "9: a link to 'javascript:' is not"),
+    ("remote-image", "![x](https://example.org/x.png)", "9: an image must come from this site"),
+    ("scheme-relative-image", '<img src="//example.org/x.png" alt="x">', "9: an image must come from this site"),
+    ("comment-hiding-a-script", "<!--> <script>alert(1)</script> -->", "9: HTML comments are not allowed"),
+    ("cdata-hiding-a-script", "<![CDATA[ x ><script>alert(1)</script> ]]>", "9: declarations such as"),
+    ("unknown-marked-section", "<div><![x[ <script>alert(1)</script> ]]></div>", "9: a <![…[ section is not allowed"),
+]
+
+
+@pytest.mark.parametrize(("body", "expected"), [(b, e) for _, b, e in REFUSED_HTML],
+                         ids=[i for i, _, _ in REFUSED_HTML])
+def test_disallowed_html_in_a_record_fails_naming_file_and_line(project, body, expected):
+    write_record(project, "DR-003", body=body)
+    problems = problems_of(project)
+    assert any(f"decisions/DR-003-thing.md:{expected}" in p for p in problems), problems
+
+
+def test_unfinished_tag_at_the_end_of_a_record_fails(project):
+    path = write_record(project, "DR-003")
+    path.write_text(path.read_text() + '\n<div>\n<kbd title="unfinished\n</div>\n')
+    problems = problems_of(project)
+    assert any("decisions/DR-003-thing.md:32: unfinished HTML '<kbd title=" in p for p in problems), problems
+
+
+def test_disallowed_html_in_a_markdown_page_fails(project):
+    (project / "site_src" / "pages" / "about.md").write_text("---\ntitle: About\n---\n<iframe></iframe>\n")
+    problems = problems_of(project)
+    assert any("site_src/pages/about.md:4: the tag <iframe> is not allowed" in p for p in problems), problems
+
+
+ALLOWED_HTML = [
+    ("abbr", '<abbr title="k-dimensional">k-d</abbr> tree', '<abbr title="k-dimensional">k-d</abbr>'),
+    ("kbd", "Press <kbd>Enter</kbd>.", "<kbd>Enter</kbd>"),
+    ("sup-and-sub", "x<sup>2</sup> and H<sub>2</sub>O", "x<sup>2</sup> and H<sub>2</sub>O"),
+    ("br", "one<br>two", "one<br>two"),
+    ("details", "<details><summary>More</summary>Hidden.</details>", "<details><summary>More</summary>"),
+    ("links-out", "[a](https://example.org/) [b](mailto:a@example.org)", 'href="mailto:a@example.org"'),
+    ("script-in-code", "Never write `<script>`.", "<code>&lt;script&gt;</code>"),
+    ("class-from-attr-list", "Text.\n{: .note }", '<p class="note">Text.</p>'),
+    ("aligned-table", "| a | b |\n|:-:|--:|\n| 1 | 2 |", '<td align="center">1</td>'),
+]
+
+
+@pytest.mark.parametrize(("body", "expected"), [(b, e) for _, b, e in ALLOWED_HTML],
+                         ids=[i for i, _, _ in ALLOWED_HTML])
+def test_allowed_html_in_a_record_builds(project, tmp_path, body, expected):
+    write_record(project, "DR-003", body=body)
+    html = build.build(project, tmp_path / "dist")["decisions/DR-003/index.html"].decode()
+    assert expected in html
