@@ -803,6 +803,18 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             return str(Path(self.directory) / "__outside_prefix__")
         return super().translate_path("/" + path[len(self.prefix):])
 
+    def send_head(self) -> io.BufferedIOBase | None:
+        try:
+            return super().send_head()
+        except ValueError:  # a NUL byte or an undecodable escape in the path: no such file
+            self.send_error(404)
+            return None
+
+    def list_directory(self, path: str) -> None:
+        """A folder without index.html is not found: the server never lists files."""
+        self.send_error(404)
+        return None
+
     def end_headers(self) -> None:
         for name, value in self.security_headers.items():
             self.send_header(name, value)

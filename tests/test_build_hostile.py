@@ -1,11 +1,13 @@
-"""The build facing hostile or careless sources (DR-001).
+"""The build and the dev server facing hostile or careless sources (DR-001).
 
 Every bad record fails the build with its file and line, never a traceback; rendered
-records hold only the allowed HTML.
+records hold only the allowed HTML; the dev server answers 404, never a listing or a
+dropped connection.
 """
 
 from __future__ import annotations
 
+import http.client
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ import test_build
 from test_build import RECORD, problems_of, write_record
 
 import build
+from conftest import serve
 
 project = test_build.project  # the small project fixture
 
@@ -137,3 +140,31 @@ def test_allowed_html_in_a_record_builds(project, tmp_path, body, expected):
     write_record(project, "DR-003", body=body)
     html = build.build(project, tmp_path / "dist")["decisions/DR-003/index.html"].decode()
     assert expected in html
+
+
+@pytest.fixture
+def served_folder(tmp_path: Path):
+    """A small folder served by the dev server: a home page and a folder without index.html."""
+    (tmp_path / "site" / "notes").mkdir(parents=True)
+    (tmp_path / "site" / "index.html").write_text("home")
+    (tmp_path / "site" / "notes" / "a.txt").write_text("a")
+    served = serve(tmp_path / "site")
+    yield served
+    served.server.shutdown()
+    served.server.server_close()
+
+
+@pytest.mark.parametrize("path", ["/notes/", "/%00", "/index.html%00", "/%ed%a0%80"],
+                         ids=["folder-without-index", "nul", "nul-after-a-file", "lone-surrogate"])
+def test_dev_server_answers_404_for_folders_and_invalid_paths(served_folder, path):
+    host, port = served_folder.server.server_address[:2]
+    connection = http.client.HTTPConnection(host, port, timeout=10)
+    try:
+        connection.request("GET", path)
+        response = connection.getresponse()
+        body = response.read().decode()
+    finally:
+        connection.close()
+    assert response.status == 404
+    assert "a.txt" not in body
+    assert response.getheader("Content-Security-Policy") == build.CSP_HEADER
