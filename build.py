@@ -291,8 +291,8 @@ def link_records(records: list[Record]) -> list[Problem]:
     problems: list[Problem] = []
     by_id = {r.id: r for r in records}
     for record in records:
-        for key in ("supersedes", "superseded-by"):
-            for other_id in record.supersedes if key == "supersedes" else record.superseded_by:
+        for key, ids in (("supersedes", record.supersedes), ("superseded-by", record.superseded_by)):
+            for other_id in ids:
                 if other_id == record.id:
                     problems.append(Problem(record.source, record.key_lines[key], "a record cannot supersede itself"))
                 elif other_id not in by_id:
