@@ -17,6 +17,7 @@ import argparse
 import datetime as dt
 import functools
 import hashlib
+import html.parser
 import http.server
 import io
 import json
@@ -96,6 +97,8 @@ class Record:
     body: str
     body_line: int
     source: str  # path relative to the project root, e.g. decisions/DR-001-site-generator.md
+    key_lines: dict[str, int] = field(default_factory=dict)  # front matter key -> its line in the file
+    html: str = ""  # the rendered Markdown body, filled in by load_site
 
     @property
     def url(self) -> str:
@@ -111,6 +114,7 @@ class Page:
     body: str
     body_line: int = 1
     scripts: tuple[str, ...] = ()
+    html: str = ""  # the rendered Markdown body of a markdown page, filled in by load_site
 
 
 @dataclass
@@ -143,6 +147,40 @@ def line_of(text: str, offset: int, first_line: int = 1) -> int:
 
 def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:12]
+
+
+class FrontMatterLoader(yaml.SafeLoader):
+    """YAML's safe loader, except that dates stay text: the build checks them itself, so an
+    impossible date such as 2026-02-30 is a problem with a line, not an error inside YAML."""
+
+
+FrontMatterLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+
+
+def read_source(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
+    """The text of a UTF-8 source file (a leading byte order mark is dropped), or why it cannot be read."""
+    if path.is_dir():
+        return None, [Problem(rel, 1, "is a folder, but its name is that of a Markdown file; rename or remove it")]
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, [Problem(rel, 1, f"cannot be read: {exc.strerror}")]
+    try:
+        return data.decode("utf-8-sig"), []
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        message = f"is not UTF-8 text (byte 0x{data[exc.start]:02X} on this line); save it as UTF-8"
+        return None, [Problem(rel, line, message)]
+
+
+def parse_date(value: object) -> dt.date | None:
+    """A date written YYYY-MM-DD that exists in the calendar, else None."""
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        return None
 
 
 def split_front_matter(text: str, path: str) -> tuple[str | None, str, int, list[Problem]]:
@@ -178,12 +216,14 @@ def _key_line(front: str, key: str) -> int:
 
 def load_record(path: Path, root: Path) -> tuple[Record | None, list[Problem]]:
     rel = path.relative_to(root).as_posix()
-    text = path.read_text(encoding="utf-8")
+    text, problems = read_source(path, rel)
+    if text is None:
+        return None, problems
     front, body, body_line, problems = split_front_matter(text, rel)
     if front is None:
         return None, problems
     try:
-        meta = yaml.safe_load(front)
+        meta = yaml.load(front, Loader=FrontMatterLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
@@ -191,7 +231,7 @@ def load_record(path: Path, root: Path) -> tuple[Record | None, list[Problem]]:
     if not isinstance(meta, dict):
         return None, [Problem(rel, 2, "front matter must be a mapping of keys to values")]
 
-    for key in sorted(set(meta) - FRONT_MATTER_KEYS):
+    for key in sorted(set(meta) - FRONT_MATTER_KEYS, key=repr):  # keys may be numbers, dates or text
         problems.append(Problem(rel, _key_line(front, key), f"unknown front matter key {key!r}"))
     for key in ("id", "title", "status", "date"):
         if key not in meta:
@@ -211,8 +251,10 @@ def load_record(path: Path, root: Path) -> tuple[Record | None, list[Problem]]:
         problems.append(
             Problem(rel, _key_line(front, "status"), f"unknown status {meta['status']!r}; use one of {STATUSES}")
         )
-    if not isinstance(meta["date"], dt.date) or isinstance(meta["date"], dt.datetime):
-        problems.append(Problem(rel, _key_line(front, "date"), "date must be a date, YYYY-MM-DD"))
+    date = parse_date(meta["date"])
+    if date is None:
+        message = "date must be a date of the calendar, written YYYY-MM-DD"
+        problems.append(Problem(rel, _key_line(front, "date"), message))
     tags = _id_list(meta.get("tags"))
     supersedes = _id_list(meta.get("supersedes"))
     superseded_by = _id_list(meta.get("superseded-by"))
@@ -228,27 +270,37 @@ def load_record(path: Path, root: Path) -> tuple[Record | None, list[Problem]]:
         id=record_id,
         title=meta["title"].strip(),
         status=meta["status"],
-        date=meta["date"],
+        date=date,
         tags=tags,
         supersedes=supersedes,
         superseded_by=superseded_by,
         body=body,
         body_line=body_line,
         source=rel,
+        key_lines={key: _key_line(front, key) for key in FRONT_MATTER_KEYS},
     )
     return record, []
 
 
 def link_records(records: list[Record]) -> list[Problem]:
-    """Check supersede links and complete them so they run both ways."""
+    """Check supersede links and complete them so they run both ways.
+
+    A problem is reported against the file holding the line at fault: a record that says it
+    supersedes another whose status is not Superseded gets the message, not the other record.
+    """
     problems: list[Problem] = []
     by_id = {r.id: r for r in records}
     for record in records:
-        for other_id in record.supersedes + record.superseded_by:
-            if other_id not in by_id:
-                problems.append(Problem(record.source, 1, f"supersede link to missing record {other_id}"))
+        for key, ids in (("supersedes", record.supersedes), ("superseded-by", record.superseded_by)):
+            for other_id in ids:
+                if other_id == record.id:
+                    problems.append(Problem(record.source, record.key_lines[key], "a record cannot supersede itself"))
+                elif other_id not in by_id:
+                    message = f"supersede link to missing record {other_id}"
+                    problems.append(Problem(record.source, record.key_lines[key], message))
     if problems:
         return problems
+    written_successors = {r.id: r.superseded_by for r in records}
     for record in records:
         for old_id in record.supersedes:
             old = by_id[old_id]
@@ -259,12 +311,42 @@ def link_records(records: list[Record]) -> list[Problem]:
             if record.id not in new.supersedes:
                 new.supersedes = (*new.supersedes, record.id)
     for record in records:
+        loop = supersede_loop(record, by_id)
+        if loop:
+            lines = record.key_lines  # 1 for a key the file does not have
+            line = lines["supersedes"] if lines["supersedes"] > 1 else lines["superseded-by"]
+            problems.append(Problem(record.source, line, "supersede links form a loop: " + " → ".join(loop)))
+    if problems:
+        return problems
+    for record in records:
         if record.status == "Superseded" and not record.superseded_by:
-            problems.append(Problem(record.source, 1, "status is Superseded but no record supersedes it"))
-        if record.superseded_by and record.status != "Superseded":
-            message = f"superseded by {record.superseded_by[0]} but status is {record.status}"
-            problems.append(Problem(record.source, 1, message))
+            message = "status is Superseded but no record supersedes it"
+            problems.append(Problem(record.source, record.key_lines["status"], message))
+        if record.status == "Superseded":
+            continue
+        for new_id in record.superseded_by:
+            if new_id in written_successors[record.id]:
+                message = f"superseded by {new_id} but status is {record.status}"
+                problems.append(Problem(record.source, record.key_lines["superseded-by"], message))
+            else:
+                new = by_id[new_id]
+                message = f"supersedes {record.id}, whose status is {record.status}: mark {record.id} Superseded"
+                problems.append(Problem(new.source, new.key_lines["supersedes"], message))
     return problems
+
+
+def supersede_loop(start: Record, by_id: dict[str, Record]) -> list[str]:
+    """The ids along a chain of 'supersedes' links from ``start`` back to itself, or [] if there is none."""
+    paths, seen = [[start.id]], {start.id}
+    while paths:
+        path = paths.pop()
+        for old_id in by_id[path[-1]].supersedes:
+            if old_id == start.id:
+                return [*path, start.id]
+            if old_id not in seen:
+                seen.add(old_id)
+                paths.append([*path, old_id])
+    return []
 
 
 def load_pages(src: Path, root: Path) -> tuple[list[Page], list[Problem]]:
@@ -275,11 +357,15 @@ def load_pages(src: Path, root: Path) -> tuple[list[Page], list[Problem]]:
         rel = path.relative_to(root).as_posix()
         stem = path.relative_to(src / "pages").with_suffix("").as_posix()
         url = "index.html" if stem == "index" else f"{stem}/index.html"
-        front, body, body_line, found = split_front_matter(path.read_text(encoding="utf-8"), rel)
+        text, found = read_source(path, rel)
+        if text is None:
+            problems += found
+            continue
+        front, body, body_line, found = split_front_matter(text, rel)
         meta = {}
         if front is not None:
             try:
-                meta = yaml.safe_load(front) or {}
+                meta = yaml.load(front, Loader=FrontMatterLoader) or {}
             except yaml.YAMLError as exc:
                 found.append(Problem(rel, 2, f"front matter is not valid YAML: {exc}"))
         if not isinstance(meta, dict) or not isinstance(meta.get("title"), str):
@@ -324,6 +410,112 @@ def check_references(site: Site, outputs: set[str]) -> list[Problem]:
     return problems
 
 
+# --- what a record may hold besides Markdown (DR-001) ---------------------------------
+
+ALLOWED_TAGS = frozenset({
+    # written by Markdown and its tables, fenced_code, toc and attr_list extensions
+    "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "code", "em", "strong",
+    "a", "img", "hr", "br", "table", "thead", "tbody", "tr", "th", "td", "div",
+    # written by hand
+    "abbr", "kbd", "sup", "sub", "details", "summary",
+})
+ALLOWED_ATTRIBUTES = {
+    "*": {"id", "class", "title"},
+    "a": {"href"},
+    "img": {"src", "alt", "width", "height"},
+    "ol": {"start"},
+    "th": {"align"},
+    "td": {"align"},
+    "details": {"open"},
+}
+LINK_SCHEMES = ("http", "https", "mailto")
+
+
+def url_scheme(url: str) -> str:
+    """The scheme of ``url`` as a browser reads it (it ignores spaces and control characters), or ''."""
+    match = re.match(r"([a-z][a-z0-9+.-]*):", re.sub(r"[\x00-\x20]", "", url).lower())
+    return match.group(1) if match else ""
+
+
+def is_site_path(url: str) -> bool:
+    """True for a relative path such as ``../static/x.png``: no scheme, no host, no leading slash."""
+    return not url_scheme(url) and not re.sub(r"[\x00-\x20]", "", url).startswith(("/", "\\"))
+
+
+class HtmlChecker(html.parser.HTMLParser):
+    """Collect what rendered HTML holds beyond the allowed tags, attributes and URLs.
+
+    Comments, declarations and unfinished tags are refused outright: browsers and this parser
+    do not always agree where they end (``<!-->``, ``<![CDATA[``), and markup hidden from one is
+    live in the other. Markdown escapes every ``<`` of text, so a raw one left in the data is
+    markup this parser gave up on.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.refused: list[tuple[str, tuple[str, ...]]] = []  # (message, expressions to find it in the source)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in ALLOWED_TAGS:
+            self.refused.append((f"the tag <{tag}> is not allowed", (rf"<\s*{re.escape(tag)}\b",)))
+            return
+        allowed = ALLOWED_ATTRIBUTES["*"] | ALLOWED_ATTRIBUTES.get(tag, set())
+        for name, value in attrs:
+            value = value or ""
+            attribute = rf"\b{re.escape(name)}\s*="
+            clues = (re.escape(value), attribute) if value else (attribute,)
+            if name not in allowed:
+                self.refused.append((f"the attribute '{name}' on <{tag}> is not allowed", clues))
+            elif name == "href" and url_scheme(value) not in ("", *LINK_SCHEMES):
+                message = f"a link to '{url_scheme(value)}:' is not allowed; use {', '.join(LINK_SCHEMES)} or a path"
+                self.refused.append((message, clues))
+            elif name == "src" and not is_site_path(value):
+                message = "an image must come from this site: give its src as a relative path"
+                self.refused.append((message, clues))
+
+    def handle_data(self, data: str) -> None:
+        if "<" in data:
+            unfinished = data[data.index("<"):][:20]
+            self.refused.append((f"unfinished HTML {unfinished!r}", (re.escape(unfinished),)))
+
+    def handle_comment(self, data: str) -> None:
+        self.refused.append(("HTML comments are not allowed", (r"<!",)))
+
+    def handle_decl(self, decl: str) -> None:
+        self.refused.append(("declarations such as <!...> are not allowed", (r"<!",)))
+
+    unknown_decl = handle_decl
+
+    def handle_pi(self, data: str) -> None:
+        self.refused.append(("processing instructions <?...> are not allowed", (r"<\?",)))
+
+
+def refused_html(document: Record | Page) -> list[Problem]:
+    """A problem for everything in the document's rendered HTML that a record may not hold.
+
+    The HTML is what browsers get, so raw tags, attr_list attributes and Markdown links are all seen;
+    the line is found by searching the source for clues to what was refused.
+    """
+    checker = HtmlChecker()
+    try:
+        checker.feed(document.html)
+        checker.close()
+    except AssertionError:  # how html.parser meets a section such as <![foo[ … ]]>
+        checker.refused.append(("a <![…[ section is not allowed", (r"<!\[",)))
+    hint = " (DR-001 lists the HTML a record may hold)"
+    return [Problem(document.source, source_line(document, clues), message + hint)
+            for message, clues in checker.refused]
+
+
+def source_line(document: Record | Page, clues: tuple[str, ...]) -> int:
+    """The line of the first match of the first clue that matches the document's source, else its first line."""
+    for clue in clues:
+        match = re.search(clue, document.body, flags=re.IGNORECASE)
+        if match:
+            return line_of(document.body, match.start(), document.body_line)
+    return document.body_line
+
+
 def load_site(root: Path = ROOT) -> Site:
     """Read and validate everything; raise BuildFailed listing every problem."""
     problems: list[Problem] = []
@@ -343,6 +535,10 @@ def load_site(root: Path = ROOT) -> Site:
     problems += link_records(records)
     pages, found = load_pages(root / "site_src", root)
     problems += found
+    to_html = MarkdownRenderer().to_html
+    for document in [*records, *(page for page in pages if page.kind == "markdown")]:
+        document.html = to_html(document.body, document.url)
+        problems += refused_html(document)
     site = Site(records, pages)
     try:
         site.static = collect_static(root)
@@ -442,15 +638,28 @@ class RecordLinkExtension(markdown.extensions.Extension):
         md.treeprocessors.register(RecordLinks(md, self.page_url), "record_links", 5)
 
 
-class Renderer:
+class MarkdownRenderer:
     """One Markdown instance, reset between documents (no state leaks between pages)."""
 
-    def __init__(self, root: Path, static: dict[str, bytes]):
+    def __init__(self) -> None:
         self.page_url = ["index.html"]
         self.md = markdown.Markdown(
             extensions=["tables", "fenced_code", "toc", "attr_list", RecordLinkExtension(self.page_url)],
+            # An aligned column gets align="…", not style="…", which the CSP would block (DR-001).
+            extension_configs={"tables": {"use_align_attribute": True}},
             output_format="html",
         )
+
+    def to_html(self, text: str, url: str) -> str:
+        self.page_url[0] = url
+        self.md.reset()
+        return self.md.convert(text)
+
+
+class Renderer:
+    """The Jinja2 templates, with the helpers every page gets (root, asset, link)."""
+
+    def __init__(self, root: Path, static: dict[str, bytes]):
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(root / "site_src" / "templates"),
             autoescape=True,
@@ -458,11 +667,6 @@ class Renderer:
             keep_trailing_newline=True,
         )
         self.static = static
-
-    def markdown(self, text: str, url: str) -> str:
-        self.page_url[0] = url
-        self.md.reset()
-        return self.md.convert(text)
 
     def render(self, template: str | jinja2.Template, url: str, **context) -> str:
         root = relative_root(url)
@@ -500,11 +704,10 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
     emit(".htaccess", htaccess())
     by_id = {r.id: r for r in site.records}
     for record in site.records:
-        html = renderer.markdown(record.body, record.url)
         emit(
             record.url,
             renderer.render(
-                "record.html.j2", record.url, record=record, content=html, by_id=by_id,
+                "record.html.j2", record.url, record=record, content=record.html, by_id=by_id,
                 source_name=Path(record.source).name, title=f"{record.id}: {record.title}",
             ),
         )
@@ -514,8 +717,7 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
     emit("decisions/feed.xml", atom_feed(site.records))
     for page in site.pages:
         if page.kind == "markdown":
-            content = renderer.markdown(page.body, page.url)
-            html = renderer.render("page.html.j2", page.url, title=page.title, content=content, page=page)
+            html = renderer.render("page.html.j2", page.url, title=page.title, content=page.html, page=page)
         else:
             html = renderer.render(renderer.env.from_string(page.body), page.url, title=page.title, page=page)
         emit(page.url, html)
@@ -605,6 +807,18 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         if not path.startswith(self.prefix):
             return str(Path(self.directory) / "__outside_prefix__")
         return super().translate_path("/" + path[len(self.prefix):])
+
+    def send_head(self) -> io.BufferedIOBase | None:
+        try:
+            return super().send_head()
+        except ValueError:  # a NUL byte or an undecodable escape in the path: no such file
+            self.send_error(404)
+            return None
+
+    def list_directory(self, path: str) -> None:
+        """A folder without index.html is not found: the server never lists files."""
+        self.send_error(404)
+        return None
 
     def end_headers(self) -> None:
         for name, value in self.security_headers.items():

@@ -133,9 +133,9 @@ BROKEN = [
     ("id-not-file-name", lambda r: write_record(r, "DR-003").rename(r / "decisions" / "DR-004-thing.md"),
      "DR-004-thing.md:2: file name must be 'DR-003-slug.md'"),
     ("superseded-without-successor", lambda r: write_record(r, "DR-003", status="Superseded"),
-     "DR-003-thing.md:1: status is Superseded but no record supersedes it"),
+     "DR-003-thing.md:4: status is Superseded but no record supersedes it"),
     ("supersedes-missing", lambda r: write_record(r, "DR-003", extra="supersedes: DR-077\n"),
-     "DR-003-thing.md:1: supersede link to missing record DR-077"),
+     "DR-003-thing.md:6: supersede link to missing record DR-077"),
     ("unknown-key", lambda r: write_record(r, "DR-003", extra="owner: me\n"),
      "DR-003-thing.md:6: unknown front matter key 'owner'"),
 ]
