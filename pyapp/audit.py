@@ -287,6 +287,8 @@ def hostile_values(obj: Any, limit: int = 3) -> list[tuple[str, str]]:
     ``1e400`` parses to infinity). ``where`` is a path like ``settings.temperature``
     ("" for ``obj`` itself). Walks any nesting without recursion; never raises.
     """
+    if not _holds_hostile(obj):
+        return []
     found: list[tuple[str, str]] = []
     stack: list[tuple[str, Any]] = [("", obj)]
     while stack and len(found) < limit:
@@ -313,6 +315,34 @@ def hostile_values(obj: Any, limit: int = 3) -> list[tuple[str, str]]:
     return found
 
 
+def _holds_hostile(obj: Any) -> bool:
+    # The fast pass of hostile_values: no paths, exact types only (anything unusual -> the full walk decides).
+    stack = [obj]
+    strings: list[str] = []
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is str:
+            strings.append(value)
+        elif kind is int:
+            if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+                return True
+        elif kind is dict:
+            strings.extend(value)  # keys: a key that is not text makes the join below fail
+            stack.extend(value.values())
+        elif kind is float:
+            if not math.isfinite(value):
+                return True
+        elif kind is list:
+            stack.extend(value)
+        elif value is not None and kind is not bool:
+            return True
+    try:
+        return _SURROGATE_RE.search("".join(strings)) is not None
+    except TypeError:
+        return True
+
+
 class _Checker:
     def __init__(self, obj: dict):
         self.obj = obj
@@ -334,8 +364,6 @@ class _Checker:
             return
         if not isinstance(value, str):
             self.fail(key, "must be text")
-        elif _SURROGATE_RE.search(value):
-            self.fail(key, "holds characters that are not valid Unicode (a lone surrogate)")
         elif len(value) > limit or len(value.encode("utf-8")) > limit:
             self.fail(key, f"is longer than {limit:,} bytes")
 
