@@ -349,3 +349,18 @@ def test_a_reader_that_stops_early_gets_no_broken_pipe_error():
     child.stderr.close()
     assert "BrokenPipeError" not in err and "Traceback" not in err
     assert status == cli.BROKEN_PIPE_STATUS
+
+
+def test_an_answer_whose_grading_fails_counts_as_a_model_failure_and_the_report_still_builds(monkeypatch):
+    """The net under grading: grade_answer is total (tests above), but one answer must never stop the page."""
+    from pyapp import runs
+
+    def broken(answer, stop, facts):
+        raise ArithmeticError("a bug")
+
+    entries = full_run("run-net")
+    entries[0]["answer"] = hostile_answer("C01", walkthrough="an answer no other test grades")
+    monkeypatch.setattr(runs, "grade_answer", broken)
+    report = run_report(rebuild(entries)[0])
+    assert report["cases"][0]["outcome"] == MODEL_FAILURE
+    assert report["cases"][0]["detail"] == "the answer could not be graded (ArithmeticError)"
