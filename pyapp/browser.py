@@ -134,9 +134,12 @@ async def read_entries() -> tuple[list[dict], int]:
 
     entries, corrupt = [], 0
     for text in json.loads(await readAll()):
+        if not isinstance(text, str):  # a record without its JSON text
+            corrupt += 1
+            continue
         try:
             entry = strict_json.loads(text, MAX_IMPORT_DEPTH)
-        except (TypeError, ValueError, RecursionError):
+        except (ValueError, RecursionError):
             corrupt += 1
             continue
         if validate_entry(entry):

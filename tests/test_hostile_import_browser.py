@@ -10,6 +10,7 @@ import json
 
 import pytest
 from test_eval_browser import ANTHROPIC, FakeAnthropic, context, entries, export_json, open_eval, start_run
+from test_storage_browser import ADD_ROWS
 
 pytestmark = pytest.mark.browser
 __all__ = ["context"]  # the fixture, used by name
@@ -79,3 +80,15 @@ def test_a_file_the_command_line_refuses_is_refused_by_the_page_with_the_same_se
     assert "message: holds characters that are not valid Unicode" in message
     assert "Error" not in message
     assert len(entries(page)) == before
+
+
+def test_stored_entries_with_a_huge_number_or_deep_nesting_are_skipped_and_counted(context, site):
+    context.route(ANTHROPIC, FakeAnthropic())
+    page = open_eval(context, site)
+    start_run(page)
+    huge = entries(page)[0] | {"id": "stored-huge-1", "total_ms": 10**400}
+    page.evaluate(ADD_ROWS, [{"json": json.dumps(huge)}, {"json": "[" * 100_000 + "]" * 100_000}])
+    page.reload()
+    page.wait_for_selector("body[data-eval-ready='true']", timeout=90_000)
+    assert "2 unreadable audit entries were skipped (left in place)" in page.inner_text("#runs-message")
+    assert page.locator("#runs tbody tr").count() == 1
