@@ -272,11 +272,11 @@ def _is_number(value: Any) -> bool:
     return _is_int(value) or (isinstance(value, float) and math.isfinite(value))
 
 
-def shown(value: object) -> str:
-    """``value`` (a key or a text) as a problem message may echo it: short, valid Unicode."""
+def shown(value: object, limit: int = MAX_SHOWN_CHARS) -> str:
+    """``value`` (a key or a text) as a problem message may echo it: at most ``limit`` characters, valid Unicode."""
     text = value if isinstance(value, str) else type(value).__name__
-    if len(text) > MAX_SHOWN_CHARS:
-        text = text[:MAX_SHOWN_CHARS] + "…"
+    if len(text) > limit:
+        text = text[:limit] + "…"
     return _storable(text)
 
 

@@ -163,7 +163,8 @@ def _load(text: str) -> object:
         reason = str(exc)
         if _DIGIT_LIMIT in reason:  # Python's own limit on the digits of an integer
             reason = "a number has too many digits to read"
-        raise ImportFileError(f"The file is not valid JSON ({audit.shown(reason)}); nothing was imported.") from None
+        reason = audit.shown(reason, 200)
+        raise ImportFileError(f"The file is not valid JSON ({reason}); nothing was imported.") from None
 
 
 def _check_head(doc: object) -> list:
