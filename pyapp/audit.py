@@ -17,7 +17,10 @@ entry without losing the rest of it.
 
 :func:`validate_entry` is strict (known type, exactly the known keys, types,
 safe id patterns, bounded sizes) so that imported files and possibly corrupt
-stored records are rejected with reasons instead of being half-read.
+stored records are rejected with reasons instead of being half-read. Before any
+other check it refuses every number outside JavaScript's exact-integer range and
+every text holding a lone surrogate, anywhere in the entry, so no later
+arithmetic, encoding or export meets one (DR-006).
 """
 
 from __future__ import annotations
@@ -56,10 +59,15 @@ MAX_ANSWER_BYTES = 1_000_000
 MAX_NOTE_BYTES = 10_000
 MAX_TEXT_BYTES = 10_000  # message and failure detail
 MAX_NUMBER = 1e12
+# The largest integer a JavaScript number holds exactly: the page passes entries through JavaScript.
+MAX_SAFE_INTEGER = 2**53 - 1
+MAX_SHOWN_CHARS = 40
 
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")
-_HASH_RE = re.compile(r"^[0-9a-f]{64}$")
-_TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}\Z")  # \Z: "$" would accept a final line break
+_HASH_RE = re.compile(r"^[0-9a-f]{64}\Z")
+_TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\Z")
+# In a Python string every surrogate is a lone one (a JSON pair decodes to one character).
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 _COMMON_KEYS = ("format", "id", "type", "time")
 CALL_KEYS = _COMMON_KEYS + (
@@ -123,12 +131,14 @@ def call_entry(
         raise ValueError(f"a call without a reply is {expected!r}, not {grade_outcome!r}")
     if expected is None and grade_outcome not in ANSWERED:
         raise ValueError(f"a call with a reply must be graded, not {grade_outcome!r}")
-    message = outcome.message
-    answer = None if reply is None else reply.text
-    if answer is not None and len(answer.encode("utf-8")) > MAX_ANSWER_BYTES:
-        size = len(answer.encode("utf-8"))
-        answer = _cut(answer, MAX_ANSWER_BYTES)
-        message = f"The answer was {size:,} bytes; the log keeps its first {MAX_ANSWER_BYTES:,}. {message}"
+    message = _storable(outcome.message)
+    answer = None if reply is None else stored_answer(reply.text)
+    if reply is not None and answer != reply.text:
+        message = f"{answer_note(reply.text)} {message}"
+    input_tokens = None if reply is None else _token_count(reply.input_tokens)
+    output_tokens = None if reply is None else _token_count(reply.output_tokens)
+    if reply is not None and (input_tokens, output_tokens) != (reply.input_tokens, reply.output_tokens):
+        message = f"The provider reported a token count out of range; it is not recorded. {message}"
     entry = {
         "format": AUDIT_FORMAT,
         "id": entry_id,
@@ -144,16 +154,16 @@ def call_entry(
         "status": outcome.status,
         "answer": answer,
         "stop": None if reply is None else reply.stop,
-        "raw_stop_reason": None if reply is None else _cut(reply.raw_stop_reason, 200),
-        "input_tokens": None if reply is None else reply.input_tokens,
-        "output_tokens": None if reply is None else reply.output_tokens,
+        "raw_stop_reason": None if reply is None else _cut(_storable(reply.raw_stop_reason), 200),
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
         "answer_ms": outcome.answer_ms,
         "total_ms": outcome.total_ms,
         "retries": outcome.retries,
         "outcome": grade_outcome,
         "error": outcome.error,
-        "failure": _cut(failure, MAX_TEXT_BYTES),
-        "message": _cut(message, MAX_TEXT_BYTES),
+        "failure": _cut(_storable(failure), MAX_TEXT_BYTES),
+        "message": _cut(message.strip(), MAX_TEXT_BYTES),
     }
     _raise_if_invalid(entry)
     return entry
@@ -197,6 +207,37 @@ def _raise_if_invalid(entry: dict) -> None:
         raise ValueError("; ".join(problems))
 
 
+def stored_answer(text: str) -> str:
+    """The answer as the log keeps it, and so as it is graded, at call time and on every rebuild (DR-006).
+
+    Lone surrogates (a provider can send ``"\\ud800"``) become U+FFFD, and the text is
+    cut to :data:`MAX_ANSWER_BYTES` of UTF-8. Grading this text, not the reply, is what
+    makes the grade at call time the grade every later rebuild gives.
+    """
+    return _cut(_storable(text), MAX_ANSWER_BYTES)
+
+
+def answer_note(text: str) -> str:
+    """A sentence on how :func:`stored_answer` changed ``text`` (empty when it did not)."""
+    notes = []
+    if _SURROGATE_RE.search(text):
+        notes.append("Characters that are not valid Unicode were replaced by \ufffd.")
+    size = len(_storable(text).encode("utf-8"))
+    if size > MAX_ANSWER_BYTES:
+        notes.append(f"The answer was {size:,} bytes; the log keeps and grades its first {MAX_ANSWER_BYTES:,}.")
+    return " ".join(notes)
+
+
+def _storable(text: str | None) -> str | None:
+    if text is None or not _SURROGATE_RE.search(text):
+        return text
+    return _SURROGATE_RE.sub("\ufffd", text)
+
+
+def _token_count(value: int | None) -> int | None:
+    return value if _is_int(value) and 0 <= value <= MAX_NUMBER else None
+
+
 def _cut(text: str | None, limit: int) -> str | None:
     if text is None:
         return None
@@ -219,12 +260,89 @@ def _valid_time(value: Any) -> bool:
     return True
 
 
+def valid_id(value: Any) -> bool:
+    """True for a safe entry or run id: 1-64 letters, digits or ``_.:-``, starting with a letter or digit."""
+    return isinstance(value, str) and _ID_RE.match(value) is not None
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _is_number(value: Any) -> bool:
-    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+    # math.isfinite would raise OverflowError on a huge int; ints are compared with bounds exactly.
+    return _is_int(value) or (isinstance(value, float) and math.isfinite(value))
+
+
+def shown(value: object, limit: int = MAX_SHOWN_CHARS) -> str:
+    """``value`` (a key or a text) as a problem message may echo it: at most ``limit`` characters, valid Unicode."""
+    text = value if isinstance(value, str) else type(value).__name__
+    if len(text) > limit:
+        text = text[:limit] + "…"
+    return _storable(text)
+
+
+def hostile_values(obj: Any, limit: int = 3) -> list[tuple[str, str]]:
+    """(where, what) for the first ``limit`` numbers out of range and texts that are not valid Unicode.
+
+    Out of range: an integer beyond ±(2^53 − 1) or a float that is not finite (JSON's
+    ``1e400`` parses to infinity). ``where`` is a path like ``settings.temperature``
+    ("" for ``obj`` itself). Walks any nesting without recursion; never raises.
+    """
+    if not _holds_hostile(obj):
+        return []
+    found: list[tuple[str, str]] = []
+    stack: list[tuple[str, Any]] = [("", obj)]
+    while stack and len(found) < limit:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            if _SURROGATE_RE.search(value):
+                found.append((path, "holds characters that are not valid Unicode (a lone surrogate)"))
+        elif isinstance(value, bool):
+            continue
+        elif isinstance(value, int):
+            if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+                found.append((path, "is a number out of range (beyond 2^53)"))
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                found.append((path, "is a number out of range (not finite)"))
+        elif isinstance(value, dict):
+            if any(isinstance(key, str) and _SURROGATE_RE.search(key) for key in value):
+                found.append((path, "has a key that is not valid Unicode (a lone surrogate)"))
+                continue
+            stack.extend((f"{path}.{shown(key)}" if path else shown(key), item)
+                         for key, item in reversed(list(value.items())))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((f"{path}[{i}]", item) for i, item in reversed(list(enumerate(value))))
+    return found
+
+
+def _holds_hostile(obj: Any) -> bool:
+    # The fast pass of hostile_values: no paths, exact types only (anything unusual -> the full walk decides).
+    stack = [obj]
+    strings: list[str] = []
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is str:
+            strings.append(value)
+        elif kind is int:
+            if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+                return True
+        elif kind is dict:
+            strings.extend(value)  # keys: a key that is not text makes the join below fail
+            stack.extend(value.values())
+        elif kind is float:
+            if not math.isfinite(value):
+                return True
+        elif kind is list:
+            stack.extend(value)
+        elif value is not None and kind is not bool:
+            return True
+    try:
+        return _SURROGATE_RE.search("".join(strings)) is not None
+    except TypeError:
+        return True
 
 
 class _Checker:
@@ -277,13 +395,16 @@ def validate_entry(obj: Any) -> list[str]:
     """Every problem with ``obj`` as an audit entry (empty list: valid). Never raises."""
     if not isinstance(obj, dict):
         return ["entry: must be an object"]
+    hostile = hostile_values(obj)
+    if hostile:
+        return [f"{where or 'entry'}: {what}" for where, what in hostile]
     kind = obj.get("type")
     if not isinstance(kind, str) or kind not in ENTRY_TYPES:
         return [f"type: must be one of {', '.join(ENTRY_TYPES)}"]
     allowed = _KEYS[kind]
     problems = []
     missing = [k for k in allowed if k not in obj]
-    unknown = sorted(str(k)[:40] for k in obj if k not in allowed)
+    unknown = sorted(shown(k) for k in obj if k not in allowed)
     if missing:
         problems.append(f"entry: missing keys {', '.join(missing)}")
     if unknown:
@@ -325,8 +446,8 @@ def _check_call(check: _Checker) -> None:
         check.fail("case_id", "a call in a run needs case_id and eval_set_version")
     try:
         Settings.from_dict(obj["settings"])
-    except (TypeError, ValueError) as exc:
-        check.fail("settings", str(exc)[:200])
+    except (TypeError, ValueError, OverflowError) as exc:
+        check.fail("settings", _storable(str(exc)[:200]))
     check.int_range("status", 100, 599, optional=True)
     check.text("answer", MAX_ANSWER_BYTES, optional=True)
     check.choice("stop", STOPS, optional=True)

@@ -163,16 +163,21 @@ async def append_entries(entries: list[dict]) -> None:
 
 
 async def read_entries() -> tuple[list[dict], int]:
-    """Every valid audit entry, oldest first, and the number of unreadable ones skipped."""
+    """Every valid audit entry, oldest first, and the number of unreadable ones skipped (never raises on one)."""
     from kdt_audit_store import readAll
 
+    from . import strict_json
     from .audit import validate_entry
+    from .export import MAX_IMPORT_DEPTH
 
     entries, corrupt = [], 0
     for text in json.loads(await readAll()):
+        if not isinstance(text, str):  # a record without its JSON text
+            corrupt += 1
+            continue
         try:
-            entry = json.loads(text)
-        except (TypeError, ValueError):
+            entry = strict_json.loads(text, MAX_IMPORT_DEPTH)
+        except (ValueError, RecursionError):
             corrupt += 1
             continue
         if validate_entry(entry):
@@ -301,12 +306,24 @@ async def run_eval(run_id: str | None, settings: dict, api_key: str | None) -> d
 
 
 @op
-async def import_audit(text: str) -> dict:
-    from .export import merge, parse_import
+async def import_audit(data: str) -> dict:
+    """Import a JSON export whose bytes arrive base64-encoded, so Python decodes them as the command line does.
 
-    imported = parse_import(text)
-    existing, _ = await read_entries()
-    new = merge(existing, imported)
+    Every entry is checked before anything is written: a refused file appends nothing.
+    """
+    import base64
+    import binascii
+
+    from .export import ImportFileError, merge, parse_import
+
+    try:
+        imported = parse_import(base64.b64decode(data, validate=True))
+        existing, _ = await read_entries()
+        new = merge(existing, imported)
+    except (ImportFileError, binascii.Error) as exc:
+        # A plain ValueError: the page shows the message without a class name in front.
+        message = str(exc) if isinstance(exc, ImportFileError) else "The file could not be read."
+        raise ValueError(message) from None
     if new:
         await append_entries(new)
     return {"added": len(new), "skipped": len(imported) - len(new)}

@@ -22,6 +22,7 @@ from pyapp.trace import FAR_PRUNE, VISIT
 # digit further off.
 DISTANCE_TOLERANCE = 10.0**-NUMBER_DECIMALS
 MAX_LISTED = 5
+MAX_DISTANCE = 1e300
 
 RESULT_RULE = (
     "The claimed result ids equal the search's result (for a radius search, compared as sorted lists)."
@@ -157,6 +158,8 @@ def check_distance(claims: dict, facts: Facts) -> CheckResult:
         return CheckResult(
             name, False, f"claimed {claimed!r}; no point lies within the radius, so it must be null"
         )
+    if not -MAX_DISTANCE <= claimed <= MAX_DISTANCE:  # grading refuses these first; a float() here would overflow
+        return CheckResult(name, False, f"claimed a number out of range; the true distance is {_num(truth)}")
     error = abs(float(claimed) - truth)
     if error <= DISTANCE_TOLERANCE:
         return CheckResult(name, True, f"claimed {claimed!r}; the true distance is {_num(truth)}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -197,6 +198,8 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
 def _run_compare(args: argparse.Namespace) -> int:
     if len(args.run_ids) != 2:
         raise _UsageError("compare needs --run exactly twice: --run FIRST --run SECOND")
+    if args.run_ids[0] == args.run_ids[1]:
+        raise _UsageError("choose two different runs: a run compared with itself shows nothing")
     built = _read_runs(args.export)
     report = compare_report(built.run(args.run_ids[0]), built.run(args.run_ids[1]))
     print(json.dumps(report) if args.json else format_compare_report(report))
@@ -221,12 +224,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The status a shell reports for a process ended by SIGPIPE (128 + 13).
+BROKEN_PIPE_STATUS = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv`` (default: sys.argv[1:]), run the subcommand, return its exit status."""
+    """Parse ``argv`` (default: sys.argv[1:]), run the subcommand, return its exit status.
+
+    A reader that stops early (``| head``) ends the command quietly with status 141,
+    as Python's documentation advises in its note on SIGPIPE.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.run(args)
+        status = args.run(args)
+        sys.stdout.flush()  # a closed pipe shows up here, not at exit where it cannot be caught
+        return status
+    except BrokenPipeError:
+        # Point stdout at devnull so the interpreter's final flush does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return BROKEN_PIPE_STATUS
     except _UsageError as exc:
         args.parser.error(str(exc))  # exits with status 2
     except ValueError as exc:

@@ -46,6 +46,9 @@ CSV_COLUMNS = (
     "output_tokens", "answer_ms", "total_ms", "retries", "logged_outcome", "error", "counted_as",
     "graded_outcome", "failure", "failed_checks", "message", "answer",
 )
+_DIGIT_LIMIT = "integer string conversion"
+UTF8_ONLY = ("The file is not UTF-8 text; an export is always UTF-8 (with or without a byte order mark). "
+             "Nothing was imported.")
 # A spreadsheet runs a cell starting with one of these as a formula.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -157,7 +160,11 @@ def _load(text: str) -> object:
             "nothing was imported."
         ) from None
     except (ValueError, RecursionError) as exc:
-        raise ImportFileError(f"The file is not valid JSON ({exc}); nothing was imported.") from None
+        reason = str(exc)
+        if _DIGIT_LIMIT in reason:  # Python's own limit on the digits of an integer
+            reason = "a number has too many digits to read"
+        reason = audit.shown(reason, 200)
+        raise ImportFileError(f"The file is not valid JSON ({reason}); nothing was imported.") from None
 
 
 def _check_head(doc: object) -> list:
@@ -169,6 +176,8 @@ def _check_head(doc: object) -> list:
     version = doc.get("format_version")
     if isinstance(version, bool) or not isinstance(version, int):
         raise ImportFileError("The export has no whole-number format_version; nothing was imported.")
+    if not 0 <= version <= 1_000:  # never echo a number of thousands of digits
+        raise ImportFileError("The export's format_version is not one this site knows; nothing was imported.")
     if version > EXPORT_FORMAT:
         raise ImportFileError(
             f"The export is format {version}, made by a newer version of the site; this one reads format "
@@ -182,7 +191,7 @@ def _check_head(doc: object) -> list:
         parts = ([f"unknown fields {', '.join(unknown)}"] if unknown else []) + (
             [f"missing fields {', '.join(missing)}"] if missing else [])
         raise ImportFileError(f"The export has {' and '.join(parts)}; nothing was imported.")
-    if not isinstance(doc["eval_set_version"], str):
+    if not isinstance(doc["eval_set_version"], str) or audit.hostile_values(doc["eval_set_version"]):
         raise ImportFileError("The export's eval_set_version must be text; nothing was imported.")
     run_id = doc["run_id"]
     if run_id is not None and (not isinstance(run_id, str) or audit.validate_entry(
@@ -201,14 +210,15 @@ def _check_head(doc: object) -> list:
 
 def _label(index: int, entry: object) -> str:
     ident = entry.get("id") if isinstance(entry, dict) else None
-    shown = f" (id {ident})" if isinstance(ident, str) and len(ident) <= 64 else ""
+    shown = f" (id {ident})" if isinstance(ident, str) and audit.valid_id(ident) else ""
     return f"entry {index + 1}{shown}"
 
 
 def parse_import(text: str | bytes) -> list[dict]:
     """The entries of a JSON export after full validation; ``ImportFileError`` if anything is wrong.
 
-    Checks, in order: text (UTF-8), size, nesting depth (before parsing, so a hostile
+    Checks, in order: text (UTF-8 only, an optional byte order mark; the page and the
+    command line both pass the file's bytes), size, nesting depth (before parsing, so a hostile
     file cannot exhaust the parser's stack), strict JSON (no NaN, no repeated keys),
     the export's own fields and version, the entry count, every entry against
     :func:`pyapp.audit.validate_entry`, unique entry ids, and, for a one-run export,
@@ -217,10 +227,13 @@ def parse_import(text: str | bytes) -> list[dict]:
     if isinstance(text, (bytes, bytearray)):
         if len(text) > MAX_IMPORT_CHARS:
             raise ImportFileError(_too_big(len(text)))
+        # A JSON text never holds a NUL byte; UTF-16 and UTF-32 text of ASCII characters is full of them.
+        if b"\x00" in text:
+            raise ImportFileError(UTF8_ONLY)
         try:
-            text = bytes(text).decode("utf-8")
+            text = bytes(text).decode("utf-8-sig")
         except UnicodeDecodeError:
-            raise ImportFileError("The file is not UTF-8 text; nothing was imported.") from None
+            raise ImportFileError(UTF8_ONLY) from None
     if not isinstance(text, str):
         raise ImportFileError("The import needs the text of a JSON export.")
     if len(text) > MAX_IMPORT_CHARS:
@@ -232,7 +245,7 @@ def parse_import(text: str | bytes) -> list[dict]:
             f"The file nests lists or objects more than {MAX_IMPORT_DEPTH} deep, which an export never does; "
             "nothing was imported."
         )
-    doc = _load(text.lstrip("\ufeff"))
+    doc = _load(text.removeprefix("\ufeff"))
     entries = _check_head(doc)
     bad, shown = 0, []
     for index, entry in enumerate(entries):

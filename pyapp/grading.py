@@ -7,8 +7,13 @@ The order of the rules matters and is part of the contract:
 2. the provider says the model refused -> model failure, refusal;
 3. the text is not one JSON value (after removing at most one code fence that
    wraps the whole text) -> model failure, invalid JSON;
-4. the value does not fit the answer schema -> model failure, schema mismatch;
+4. the value does not fit the answer schema, or holds a number out of range or
+   text that is not valid Unicode -> model failure, schema mismatch;
 5. otherwise the five checks run: grounded if all pass, else not grounded.
+
+The text graded is the text the log keeps (:func:`pyapp.audit.stored_answer`:
+cut to 1 MB, lone surrogates replaced), at call time and on every rebuild, so a
+grade never changes between the two (DR-006). Grading never raises.
 
 Infrastructure failures (key, quota, network, rate limits) never reach this
 module: the client decides them, and only the constant lives here.
@@ -38,6 +43,7 @@ SCHEMA_MISMATCH = "schema_mismatch"
 FAILURES = (INVALID_JSON, TRUNCATED, REFUSAL, SCHEMA_MISMATCH)
 
 # One fence around the whole answer, with an optional "json" tag; nothing else.
+_DIGIT_LIMIT = "integer string conversion"
 _FENCE = re.compile(r"\A```(?:json|JSON)?[ \t]*\n(?P<body>.*)\n```\Z", re.DOTALL)
 
 
@@ -107,6 +113,10 @@ def parse_answer(text: str) -> object:
         return strict_json.loads(body)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except ValueError as exc:
+        if _DIGIT_LIMIT in str(exc):  # Python's own limit on the digits of an integer
+            raise ValueError("a number has too many digits to read") from None
+        raise
 
 
 def _failure(failure: str, detail: str, claims: dict | None = None) -> Grade:

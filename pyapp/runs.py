@@ -20,7 +20,9 @@ The rules, in the order they apply to one run:
    they are listed apart. A case without an answer shows its latest such event.
 5. The counted answer is graded with :func:`pyapp.grading.grade_answer` against
    :func:`pyapp.evalset.case_facts`; the logged outcome is kept only to report
-   when today's grade differs from it.
+   when today's grade differs from it. Grading never raises (a property test
+   feeds it hostile answers); should it ever, the answer counts as a model
+   failure "could not be graded" rather than stopping the page.
 
 Which cases count, and so every denominator and what a continued run asks, is
 known from the log alone; the grade itself is computed the first time it is
@@ -40,7 +42,7 @@ from dataclasses import dataclass, field
 
 from pyapp import audit
 from pyapp.evalset import EVAL_SET_VERSION, case, case_facts, case_ids, case_prompt, cases
-from pyapp.grading import Grade, grade_answer
+from pyapp.grading import MODEL_FAILURE, SCHEMA_MISMATCH, Grade, grade_answer
 
 # Case status in a run.
 GRADED = "graded"
@@ -223,7 +225,11 @@ class _Grader:
         key = (prompt.hash, answer, stop)
         found = self._grades.get(key)
         if found is None:
-            found = grade_answer(answer, stop, case_facts(case(case_id)))
+            try:
+                found = grade_answer(answer, stop, case_facts(case(case_id)))
+            except Exception as exc:  # noqa: BLE001 - one answer must never stop the page (DR-006)
+                found = Grade(MODEL_FAILURE, SCHEMA_MISMATCH, (), None, None,
+                              f"the answer could not be graded ({type(exc).__name__})")
             if len(self._grades) >= MAX_CACHED_GRADES:
                 self._grades.clear()  # bounds memory on huge logs; a later rebuild just grades again
             self._grades[key] = found

@@ -1,7 +1,10 @@
 """Validating a model's answer against the published answer schema (DR-005).
 
 The schema file ``answer_schema.json`` sits next to this module; the site serves
-the same file. Validation uses ``fastjsonschema``, a pure-Python wheel that the
+the same file. Before the schema, every number must lie in JavaScript's exact-integer
+range and every text must be valid Unicode (:func:`pyapp.audit.hostile_values`): a
+number out of range is a schema mismatch, never an arithmetic error (DR-006).
+Validation uses ``fastjsonschema``, a pure-Python wheel that the
 page loads before ``pyapp`` (see ``vendor/README.md``); it compiles the schema
 into a Python function once, with ``exec``, which works the same under Pyodide.
 """
@@ -13,6 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import fastjsonschema
+
+from pyapp.audit import hostile_values
 
 SCHEMA_FILE = Path(__file__).resolve().parent / "answer_schema.json"
 
@@ -37,6 +42,9 @@ def _validator():
 
 def validate_answer(obj: object) -> list[str]:
     """Every way ``obj`` fails the answer schema, as readable sentences; [] when it fits."""
+    hostile = hostile_values(obj)
+    if hostile:
+        return [f"{where or 'the answer'} {what}" for where, what in hostile]
     try:
         _validator()(obj)
     except fastjsonschema.JsonSchemaValuesException as exc:

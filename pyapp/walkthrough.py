@@ -11,7 +11,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from .audit import call_entry, contains_secret, new_entry_id, scrub_outcome, scrub_secret, ungraded_outcome
+from .audit import (
+    call_entry,
+    contains_secret,
+    new_entry_id,
+    scrub_outcome,
+    scrub_secret,
+    stored_answer,
+    ungraded_outcome,
+)
 from .checks import facts_for
 from .client import CallOutcome, Progress, Transport, call
 from .grading import Grade, grade_answer
@@ -70,7 +78,8 @@ async def explain(
     grade = None
     outcome_class = ungraded_outcome(outcome)
     if outcome_class is None:
-        grade = grade_answer(outcome.reply.text, outcome.reply.stop, facts_for(result, prompt))
+        # Grade the text the log keeps, so every rebuild gives this same grade (DR-006).
+        grade = grade_answer(stored_answer(outcome.reply.text), outcome.reply.stop, facts_for(result, prompt))
         outcome_class = grade.outcome
     entry = call_entry(
         entry_id=new_entry_id(),

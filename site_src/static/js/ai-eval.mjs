@@ -258,11 +258,19 @@ for (const format of ["json", "csv"]) {
     download(`kd-explorer-${runId ?? "all-runs"}.${format}`, text, format === "json" ? "application/json" : "text/csv");
   });
 }
+function base64(buffer) {
+  const bytes = new Uint8Array(buffer);
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
 $("import-file").addEventListener("change", async () => {
   const file = $("import-file").files[0];
   if (!file) return;
   try {
-    const result = await python.call("import_audit", { text: await file.text() });
+    // The file's bytes, not file.text(): Python decodes them strictly, as the command line does.
+    const result = await python.call("import_audit", { data: base64(await file.arrayBuffer()) });
     $("import-message").textContent = `Imported ${result.added} entries (${result.skipped} were already here).`;
     await refreshRuns();
   } catch (error) {
