@@ -46,7 +46,6 @@ CSV_COLUMNS = (
     "output_tokens", "answer_ms", "total_ms", "retries", "logged_outcome", "error", "counted_as",
     "graded_outcome", "failure", "failed_checks", "message", "answer",
 )
-_DIGIT_LIMIT = "integer string conversion"
 UTF8_ONLY = ("The file is not UTF-8 text; an export is always UTF-8 (with or without a byte order mark). "
              "Nothing was imported.")
 # A spreadsheet runs a cell starting with one of these as a formula.
@@ -160,10 +159,7 @@ def _load(text: str) -> object:
             "nothing was imported."
         ) from None
     except (ValueError, RecursionError) as exc:
-        reason = str(exc)
-        if _DIGIT_LIMIT in reason:  # Python's own limit on the digits of an integer
-            reason = "a number has too many digits to read"
-        reason = audit.shown(reason, 200)
+        reason = audit.shown(str(exc), 200)
         raise ImportFileError(f"The file is not valid JSON ({reason}); nothing was imported.") from None
 
 

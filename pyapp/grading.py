@@ -43,7 +43,6 @@ SCHEMA_MISMATCH = "schema_mismatch"
 FAILURES = (INVALID_JSON, TRUNCATED, REFUSAL, SCHEMA_MISMATCH)
 
 # One fence around the whole answer, with an optional "json" tag; nothing else.
-_DIGIT_LIMIT = "integer string conversion"
 _FENCE = re.compile(r"\A```(?:json|JSON)?[ \t]*\n(?P<body>.*)\n```\Z", re.DOTALL)
 
 
@@ -113,10 +112,6 @@ def parse_answer(text: str) -> object:
         return strict_json.loads(body)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
-    except ValueError as exc:
-        if _DIGIT_LIMIT in str(exc):  # Python's own limit on the digits of an integer
-            raise ValueError("a number has too many digits to read") from None
-        raise
 
 
 def _failure(failure: str, detail: str, claims: dict | None = None) -> Grade:

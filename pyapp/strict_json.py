@@ -1,7 +1,8 @@
 """Strict JSON for text from outside: model answers, provider replies, imported files.
 
-Strict means no NaN or Infinity and no key twice in one object, and a bound on
-nesting checked before parsing: under Pyodide a ``json.loads`` of about ten
+Strict means no NaN or Infinity, no key twice in one object, no integer of more
+than ``MAX_INT_DIGITS`` digits (Python's own limit, refused here in words rather
+than with its message), and a bound on nesting checked before parsing: under Pyodide a ``json.loads`` of about ten
 thousand nested brackets exhausts the JavaScript stack and kills the worker
 rather than raising ``RecursionError``.
 """
@@ -13,6 +14,7 @@ import re
 from itertools import accumulate
 
 MAX_DEPTH = 200
+MAX_INT_DIGITS = 4_300
 
 _ESCAPES = re.compile(r"\\\\|\\\"")
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
@@ -44,6 +46,12 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError("a number has too many digits to read")
+    return int(digits)
+
+
 def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     out: dict = {}
     for key, value in pairs:
@@ -57,4 +65,4 @@ def loads(text: str, max_depth: int = MAX_DEPTH) -> object:
     """Parse ``text`` strictly; ``json.JSONDecodeError`` for bad syntax, ``ValueError`` otherwise."""
     if nesting_exceeds(text, max_depth):
         raise TooDeep(f"it nests lists or objects more than {max_depth} levels deep")
-    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+    return json.loads(text, parse_constant=_reject_constant, parse_int=_bounded_int, object_pairs_hook=_unique_keys)
