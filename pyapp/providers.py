@@ -70,6 +70,7 @@ ERROR_CLASSES = (AUTH, QUOTA, RATE_LIMIT, OVERLOADED, SERVER, BAD_REQUEST, BAD_R
 
 DEFAULT_SCHEMA_NAME = "search_explanation"
 MAX_MODEL_LENGTH = 200
+MAX_BASE_URL_LENGTH = 2_000
 MAX_TOKENS_LIMIT = 200_000
 _DETAIL_LIMIT = 300
 _SNIPPET_LIMIT = 120
@@ -176,6 +177,12 @@ def _check_base_url(url: str | None) -> str:
     if not isinstance(url, str) or not url.strip():
         raise ValueError("Enter the server's base URL, e.g. http://127.0.0.1:8080/v1.")
     url = url.strip()
+    if len(url) > MAX_BASE_URL_LENGTH or not (url.isascii() and url.isprintable()):
+        # Recorded with every call: bounded, and text that every log, export and page can hold.
+        raise ValueError(
+            f"The base URL must be at most {MAX_BASE_URL_LENGTH:,} plain ASCII characters "
+            "(write an international host name in its xn-- form)."
+        )
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError on a malformed port

@@ -94,8 +94,12 @@ def test_settings_rejects_with_clear_message(kwargs, fragment):
         ("http://127.0.0.1:8080/v1?key=1", "'\\?' or '#'"),
         ("http://127.0.0.1:99999/v1", "not a valid URL"),
         ("http:///v1", "name a host"),
+        ("http://127.0.0.1:8080/\ud800", "plain ASCII"),
+        ("http://127.0.0.1:8080/v1\x00", "plain ASCII"),
+        ("http://127.0.0.1:8080/" + "a" * 2_000, "at most 2,000"),
     ],
-    ids=["missing", "scheme", "userinfo", "query", "port", "no-host"],
+    ids=["missing", "scheme", "userinfo", "query", "port", "no-host", "lone-surrogate", "control-character",
+         "too-long"],
 )
 def test_base_url_validation(url, fragment):
     with pytest.raises(ValueError, match=fragment):
