@@ -29,13 +29,22 @@ def hello() -> str:
 
 
 async def handle(name: str, args_json: str) -> str:
-    """Run operation ``name`` with keyword arguments from JSON; return its value as JSON."""
-    if name not in OPS:
-        raise ValueError(f"unknown operation {name!r}")
-    value = OPS[name](**json.loads(args_json))
-    if inspect.isawaitable(value):
-        value = await value
-    return json.dumps(value)
+    """Run operation ``name`` with keyword arguments from JSON.
+
+    Returns ``{"ok": true, "value": ...}`` or ``{"ok": false, "error": sentence}`` as JSON, so the
+    page shows the sentence an operation raised, never a traceback or an exception's class name.
+    """
+    try:
+        if name not in OPS:
+            raise ValueError(f"unknown operation {name!r}")
+        value = OPS[name](**json.loads(args_json))
+        if inspect.isawaitable(value):
+            value = await value
+    except (ValueError, RuntimeError) as exc:  # what operations raise for a visitor to read
+        return json.dumps({"ok": False, "error": str(exc)})
+    except Exception as exc:  # noqa: BLE001 - a fault in pyapp itself: say so instead of failing silently
+        return json.dumps({"ok": False, "error": f"Internal error in pyapp ({type(exc).__name__}): {exc}"})
+    return json.dumps({"ok": True, "value": value})
 
 
 @op
@@ -314,16 +323,14 @@ async def import_audit(data: str) -> dict:
     import base64
     import binascii
 
-    from .export import ImportFileError, merge, parse_import
+    from .export import merge, parse_import
 
     try:
-        imported = parse_import(base64.b64decode(data, validate=True))
-        existing, _ = await read_entries()
-        new = merge(existing, imported)
-    except (ImportFileError, binascii.Error) as exc:
-        # A plain ValueError: the page shows the message without a class name in front.
-        message = str(exc) if isinstance(exc, ImportFileError) else "The file could not be read."
-        raise ValueError(message) from None
+        raw = base64.b64decode(data, validate=True)
+    except binascii.Error:
+        raise ValueError("The file could not be read.") from None
+    imported = parse_import(raw)
+    new = merge((await read_entries())[0], imported)
     if new:
         await append_entries(new)
     return {"added": len(new), "skipped": len(imported) - len(new)}

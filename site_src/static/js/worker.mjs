@@ -60,13 +60,13 @@ self.addEventListener("message", async (event) => {
       cancelRequested = false;
       aborter = new AbortController();
     }
+    // pyapp answers {ok, value} or {ok: false, error: a sentence}; only a fault of the runtime lands in catch.
+    let answer;
     try {
-      const value = await browser.handle(message.op, JSON.stringify(message.args));
-      self.postMessage({ type: "result", id: message.id, ok: true, value: JSON.parse(value) });
+      answer = JSON.parse(await browser.handle(message.op, JSON.stringify(message.args)));
     } catch (error) {
-      // Python exceptions carry a traceback; the page shows only the last line.
-      const text = String(error.message || error).trim().split("\n").pop().replace(/^\w+(Error|Exception): /, "");
-      self.postMessage({ type: "result", id: message.id, ok: false, error: text });
+      answer = { ok: false, error: `Internal error: ${String(error.message || error).trim().split("\n").pop()}` };
     }
+    self.postMessage({ type: "result", id: message.id, ...answer });
   }
 });
