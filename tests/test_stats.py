@@ -1,4 +1,4 @@
-"""Tests for pyapp.stats: scipy as the oracle, published worked examples, SPEC §7 values."""
+"""Tests for pyapp.stats: scipy as the oracle, published worked examples, the values DR-006 reports."""
 
 from __future__ import annotations
 
@@ -222,11 +222,11 @@ def test_newcombe_reproduces_his_published_table(a, b, c, d, low, high):
     [
         # contingencytables (Fagerland, Lydersen & Laake), Cavo et al. 2012, chapter 8 test
         pytest.param((59, 6, 16, 80), (-0.0621, -0.1186, -0.0046), PRINTED_4DP, id="cavo-2012"),
-        # SPEC §7: two runs grounding the same 18 of 20 cases
+        # DR-006: two runs grounding the same 18 of 20 cases
         pytest.param((18, 0, 0, 2), (0.0, -0.157, 0.157), PRINTED_3DP, id="same-18-of-20"),
-        # SPEC §7: one of those shared successes becomes a one-way disagreement
+        # DR-006: one of those shared successes becomes a one-way disagreement
         pytest.param((17, 1, 0, 2), (0.05, -0.117, 0.230), PRINTED_3DP, id="one-disagreement"),
-        # SPEC §7: interval excludes zero while the exact test does not reject
+        # DR-006: interval excludes zero while the exact test does not reject
         pytest.param((12, 5, 0, 3), (0.25, 0.029, 0.449), PRINTED_3DP, id="12-5-0-3"),
     ],
 )
@@ -237,7 +237,7 @@ def test_newcombe_reference_values(table, expected, tolerance):
 
 
 def test_one_disagreement_pinned_for_both_readings_of_the_table():
-    # The SPEC figures (+5, -11.7 to +23.0) belong to a=17, b=1, c=0, d=2 (first run 18/20,
+    # The figures in DR-006 (+5, -11.7 to +23.0) belong to a=17, b=1, c=0, d=2 (first run 18/20,
     # second 17/20). The table a=18, b=1, c=0, d=1 (19/20 against 18/20) is a different one.
     diff, low, high = newcombe_paired(17, 1, 0, 2)
     assert (round(diff, 4), round(low, 4), round(high, 4)) == (0.05, -0.1172, 0.2302)
