@@ -15,9 +15,8 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from pyapp.evalset import EVAL_SET_VERSION, KINDS, case
-from pyapp.grading import GROUNDED, MODEL_FAILURE, NOT_GROUNDED
-from pyapp.runs import GRADED, Run, cases_to_ask, gc_paused
+from pyapp.evalset import CASE_KINDS, EVAL_SET_VERSION, case
+from pyapp.runs import Run, cases_to_ask, gc_paused
 from pyapp.stats import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
@@ -28,6 +27,7 @@ from pyapp.stats import (
     smallest_detectable_discordant,
     wilson,
 )
+from pyapp.vocabulary import CaseStatus, Outcome
 
 CONFIDENCE = 0.95
 ALPHA = 1.0 - CONFIDENCE
@@ -105,20 +105,20 @@ def run_report(run: Run) -> dict:
     """Everything the page shows for one run (module doc gives the denominators)."""
     graded = run.graded
     outcomes = [c.outcome for c in graded]
-    k, n = outcomes.count(GROUNDED), len(outcomes)
+    k, n = outcomes.count(Outcome.GROUNDED), len(outcomes)
     interval = list(wilson(k, n, CONFIDENCE)) if n else None
     latency = _latency(run.answer_latencies)
     per_kind = []
-    for kind in KINDS:
+    for kind in CASE_KINDS:
         rows = [c for c in run.cases if case(c.case_id).kind == kind.name]
-        kind_outcomes = [c.outcome for c in rows if c.status == GRADED]
+        kind_outcomes = [c.outcome for c in rows if c.status == CaseStatus.GRADED]
         per_kind.append({
             "kind": kind.name,
             "label": kind.label,
             "cases": len(rows),
-            "grounded": kind_outcomes.count(GROUNDED),
-            "not_grounded": kind_outcomes.count(NOT_GROUNDED),
-            "model_failure": kind_outcomes.count(MODEL_FAILURE),
+            "grounded": kind_outcomes.count(Outcome.GROUNDED),
+            "not_grounded": kind_outcomes.count(Outcome.NOT_GROUNDED),
+            "model_failure": kind_outcomes.count(Outcome.MODEL_FAILURE),
             "not_graded": len(rows) - len(kind_outcomes),
         })
     report = {
@@ -132,8 +132,8 @@ def run_report(run: Run) -> dict:
         "cases_total": len(run.cases),
         "graded": n,
         "grounded": k,
-        "not_grounded": outcomes.count(NOT_GROUNDED),
-        "model_failures": outcomes.count(MODEL_FAILURE),
+        "not_grounded": outcomes.count(Outcome.NOT_GROUNDED),
+        "model_failures": outcomes.count(Outcome.MODEL_FAILURE),
         "grounded_share": k / n if n else None,
         "grounded_interval": interval,
         "latency": latency,
@@ -167,7 +167,7 @@ def runs_overview(runs: Sequence[Run]) -> list[dict]:
     with gc_paused():
         graded = [[c.outcome for c in run.graded] for run in runs]
     for run, outcomes in zip(runs, graded, strict=True):
-        k, n = outcomes.count(GROUNDED), len(outcomes)
+        k, n = outcomes.count(Outcome.GROUNDED), len(outcomes)
         interval = list(wilson(k, n, CONFIDENCE)) if n else None
         rows.append({
             "run_id": run.run_id,
@@ -195,9 +195,9 @@ def runs_overview(runs: Sequence[Run]) -> list[dict]:
 
 
 def _verdict(first: str, second: str) -> str:
-    if (first == GROUNDED) == (second == GROUNDED):
+    if (first == Outcome.GROUNDED) == (second == Outcome.GROUNDED):
         return "same"
-    return "better" if first == GROUNDED else "worse"
+    return "better" if first == Outcome.GROUNDED else "worse"
 
 
 def small_sample_guidance(pairs: int = CASES_IN_SET) -> dict:
@@ -265,10 +265,10 @@ def compare_report(run_a: Run, run_b: Run) -> dict:
     a = b = c = d = 0
     for first in run_a.cases:
         other = second[first.case_id]
-        if first.status != GRADED or other.status != GRADED:
+        if first.status != CaseStatus.GRADED or other.status != CaseStatus.GRADED:
             unpaired.append(first.case_id)
             continue
-        one, two = first.outcome == GROUNDED, other.outcome == GROUNDED
+        one, two = first.outcome == Outcome.GROUNDED, other.outcome == Outcome.GROUNDED
         a += one and two
         b += one and not two
         c += two and not one

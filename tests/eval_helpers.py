@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pyapp import audit
 from pyapp.evalset import EVAL_SET_VERSION, case, case_facts, case_prompt
+from pyapp.vocabulary import ANSWERED, EntryType, Outcome
 
 REPO = Path(__file__).resolve().parent.parent
 PYODIDE = REPO / "node_modules" / "pyodide" / "pyodide.mjs"
@@ -76,18 +77,18 @@ def call(run_id: str | None, case_id: str, *, outcome: str = "grounded", answer:
          retries: int = 0, message: str = "", search: dict | None = None) -> dict:
     """A call entry; ``outcome`` is the logged class (answered ones get a faithful answer by default)."""
     prompt = case_prompt(case(case_id)) if prompt_hash is None or prompt_version is None else None
-    answered = outcome in audit.ANSWERED
+    answered = outcome in ANSWERED
     if answered and answer is None:
         answer = answer_for(case_id)
-    if outcome == audit.INFRA_FAILURE:
+    if outcome == Outcome.INFRA_FAILURE:
         error = error or "server"
         status = 500 if status == 200 else status
-    if outcome == audit.OUTCOME_CANCELLED:
+    if outcome == Outcome.CANCELLED:
         error, status = "cancelled", None
     entry = {
         "format": audit.AUDIT_FORMAT,
         "id": entry_id or f"e{next(_ids):06d}",
-        "type": audit.CALL,
+        "type": EntryType.CALL,
         "time": time if isinstance(time, str) else at(time),
         "run_id": run_id,
         "case_id": case_id,
