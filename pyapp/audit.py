@@ -112,8 +112,9 @@ def call_entry(
     """The audit entry of one call (DR-005). ``prompt`` needs ``.version`` and ``.hash``.
 
     ``search`` ({order, kind, lon, lat, radius}) is required for explorer calls
-    (``run_id`` None) so they can be graded again. Raises ``ValueError`` when the
-    parts contradict each other (e.g. a graded outcome without a reply).
+    (``run_id`` None), so the log and its exports say which search was explained;
+    only calls of a run are graded again (``pyapp.runs``). Raises ``ValueError``
+    when the parts contradict each other (e.g. a graded outcome without a reply).
     """
     reply = outcome.reply
     expected = ungraded_outcome(outcome)
