@@ -7,16 +7,15 @@ import is refused whole, and a hostile stored entry is skipped and counted.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from eval_helpers import SETTINGS, answer_for, call, cancel, decision, full_run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_key_guard import run_async
 
 from pyapp import audit, cli
 from pyapp.client import HttpResponse
@@ -185,9 +184,7 @@ def explain_case(response: HttpResponse, case_id: str = "C01") -> tuple[dict, ob
         {}, Settings.from_dict(SETTINGS), "sk-ant-test-key-0123456789", transport=transport, sleep=sleep,
         clock=lambda: 0.0, append=append, run_id="run-live-1", case_id=case_id, eval_set_version=EVAL_SET_VERSION,
         prompt=case_prompt(the_case), result=case_search(the_case))
-    # A thread of its own: the browser tests' Playwright keeps an event loop running in this one.
-    with ThreadPoolExecutor(1) as pool:
-        explained = pool.submit(asyncio.run, asked).result()
+    explained = run_async(asked)
     assert appended == [explained.entry]
     return explained.entry, explained.grade
 
