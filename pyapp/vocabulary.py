@@ -67,11 +67,13 @@ ANSWERED = (Outcome.GROUNDED, Outcome.NOT_GROUNDED, Outcome.MODEL_FAILURE)
 
 
 class ModelFailure(StrEnum):
-    """Why an answer is a model failure (``pyapp.grading``)."""
+    """Why an answer is a model failure (``pyapp.grading`` applies the rules in this order:
+    the token limit, a refusal, JSON that does not parse, then the answer schema).
+    """
 
-    INVALID_JSON = "invalid_json"
     TRUNCATED = "truncated"
     REFUSAL = "refusal"
+    INVALID_JSON = "invalid_json"
     SCHEMA_MISMATCH = "schema_mismatch"
 
 

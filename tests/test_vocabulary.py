@@ -33,7 +33,7 @@ STORED = {
     Stop: ["end", "max_tokens", "refusal", "other"],
     ErrorClass: ["auth", "quota", "rate_limit", "overloaded", "server", "bad_request", "bad_response", "network"],
     Outcome: ["grounded", "not_grounded", "model_failure", "infrastructure_failure", "cancelled"],
-    ModelFailure: ["invalid_json", "truncated", "refusal", "schema_mismatch"],
+    ModelFailure: ["truncated", "refusal", "invalid_json", "schema_mismatch"],
     CaseStatus: ["graded", "stale_input", "infrastructure_failure", "cancelled", "never_asked"],
     EntryType: ["call", "decision", "cancel"],
 }
