@@ -12,7 +12,7 @@ correctly rounded on every Python), which is what the distance tolerance in
 
 Any change to the text or layout below must come with a new ``PROMPT_VERSION``;
 ``tests/test_prompt.py`` pins the fingerprint of the current version
-(``tests/prompt_fingerprint.py``).
+(``tests/explain_samples.py``).
 """
 
 from __future__ import annotations
