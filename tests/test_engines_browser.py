@@ -84,6 +84,7 @@ def console_problems(page: engines.EnginePage) -> list[str]:
 
 
 def assert_python_ready(page: engines.EnginePage) -> None:
+    """Python started, and nothing went wrong on the way (a module an engine cannot parse ends here, quickly)."""
     page.wait_for("#python-status:not([data-state='loading'])")
     status = page.text("#python-status")
     assert re.fullmatch(rf"Python ready: Python 3\.\d+\.\d+, pyapp {re.escape(__version__)}", status), status
@@ -104,8 +105,8 @@ def assert_step(page: engines.EnginePage, index: int, trace: list[dict]) -> None
 
 def test_explorer_boots_cleanly_and_a_click_and_steps_match_the_cli(page, fresh_site):
     page.goto(fresh_site.url + "explorer/")
-    page.wait_for("body[data-explorer-ready='true']")
     assert_python_ready(page)
+    page.wait_for("body[data-explorer-ready='true']")
     page.evaluate(FORGET_STEP)
     page.select("#order", "shuffled")
     page.wait_for("#step-caption[data-step='1']")
@@ -143,8 +144,8 @@ def configure(page: engines.EnginePage, fake: FakeProvider) -> None:
 
 def open_eval(page: engines.EnginePage, site: Served, fake: FakeProvider) -> None:
     page.goto(site.url + "ai-eval/")
-    page.wait_for("body[data-eval-ready='true']")
     assert_python_ready(page)
+    page.wait_for("body[data-eval-ready='true']")
     configure(page, fake)
 
 
@@ -172,8 +173,8 @@ def test_full_run_is_logged_survives_a_reload_and_is_rebuilt_with_the_same_numbe
     row = page.text(f"#runs tr[data-run='{calls[0]['run_id']}']")
 
     page.reload()
-    page.wait_for("body[data-eval-ready='true']")
     assert_python_ready(page)
+    page.wait_for("body[data-eval-ready='true']")
     assert page.text("#runs-message").startswith("1 runs rebuilt from 20 logged calls")
     assert page.text(f"#runs tr[data-run='{calls[0]['run_id']}']") == row
     assert logged_calls(page) == calls
