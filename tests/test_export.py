@@ -194,6 +194,15 @@ def test_csv_has_fixed_columns_and_one_row_per_call(log):
     assert by_case["C01"]["prompt_version"] == "explain-prompt-1"
 
 
+def test_csv_latencies_have_one_decimal_rounded_half_up():
+    entries = [call("run-ms", "C01", answer_ms=131.49999999999818, total_ms=1234.25, time=0),
+               call("run-ms", "C02", answer_ms=None, total_ms=0.04, outcome="infrastructure_failure", time=1),
+               call("run-ms", "C03", answer_ms=900.0, total_ms=1000.0, time=2)]
+    rows = list(csv.DictReader(io.StringIO(export_csv(entries, "run-ms"))))
+    assert [(r["answer_ms"], r["total_ms"]) for r in rows] == [
+        ("131.5", "1234.3"), ("", "0.0"), ("900.0", "1000.0")]
+
+
 def test_csv_of_all_runs_keeps_explorer_calls_out(log):
     rows = list(csv.reader(io.StringIO(export_csv(log))))
     assert {r[0] for r in rows[1:]} == {"run-a", "run-b"}
