@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import functools
 import hashlib
 import html.parser
-import http.server
 import io
 import json
 import posixpath
@@ -34,6 +32,8 @@ import jinja2
 import markdown
 import yaml
 
+from hosting import CSP, host_files
+
 ROOT = Path(__file__).resolve().parent
 SITE_TITLE = "K-d Tree Explorer"
 STATUSES = ("Proposed", "Accepted", "Superseded", "Deprecated")
@@ -45,29 +45,6 @@ FRONT_MATTER_KEYS = {"id", "title", "status", "date", "supersedes", "superseded-
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 PYAPP_SUFFIXES = (".py", ".csv", ".json")
 BOOT_TIMEOUT_MS = 60_000
-
-# The one Content-Security-Policy of the site (SPEC §10). Sent as a <meta> tag on
-# every page and, because a meta policy does not reach a Web Worker, as an HTTP
-# header by the built-in server and the shipped host configuration files.
-CSP_DIRECTIVES = (
-    "default-src 'self'",
-    "script-src 'self' 'wasm-unsafe-eval'",
-    "connect-src 'self' https://api.anthropic.com https://api.openai.com http://127.0.0.1:* http://localhost:*",
-    "img-src 'self' data:",
-    "style-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-)
-CSP = "; ".join(CSP_DIRECTIVES)
-# frame-ancestors is ignored (with a console warning) in a meta tag: header only.
-CSP_HEADER = CSP + "; frame-ancestors 'none'"
-SECURITY_HEADERS = {
-    "Content-Security-Policy": CSP_HEADER,
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
-
 
 @dataclass(frozen=True)
 class Problem:
@@ -700,8 +677,8 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
 
     for path, data in site.static.items():
         emit(path, data)
-    emit("_headers", "/*\n" + "".join(f"  {k}: {v}\n" for k, v in SECURITY_HEADERS.items()))
-    emit(".htaccess", htaccess())
+    for path, text in host_files().items():
+        emit(path, text)
     by_id = {r.id: r for r in site.records}
     for record in site.records:
         emit(
@@ -750,18 +727,6 @@ def atom_feed(records: list[Record]) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="unicode") + "\n"
 
 
-def htaccess() -> str:
-    """Apache configuration: the CSP header (a meta tag does not reach the worker) and MIME types."""
-    lines = [
-        "AddType application/wasm .wasm",
-        "AddType text/javascript .mjs",
-        "# Needs mod_headers (a2enmod headers): without it the worker runs without its policy (DR-002).",
-        "<IfModule mod_headers.c>",
-    ]
-    lines += [f'  Header set {k} "{v}"' for k, v in SECURITY_HEADERS.items()]
-    return "\n".join([*lines, "</IfModule>", ""])
-
-
 def write_dist(files: dict[str, bytes], dist: Path) -> None:
     """Replace ``dist`` with exactly ``files``; refuse any path that would leave it."""
     dist = dist.resolve()
@@ -783,65 +748,6 @@ def build(root: Path = ROOT, dist: Path | None = None) -> dict[str, bytes]:
     return files
 
 
-# --- serving ------------------------------------------------------------------------
-
-
-class SiteHandler(http.server.SimpleHTTPRequestHandler):
-    """Serve dist/ (optionally under a prefix) with the site's security headers."""
-
-    extensions_map = {
-        **http.server.SimpleHTTPRequestHandler.extensions_map,
-        ".wasm": "application/wasm",
-        ".mjs": "text/javascript",
-        ".js": "text/javascript",
-        ".json": "application/json",
-        ".xml": "application/atom+xml",
-        ".md": "text/plain; charset=utf-8",
-        ".zip": "application/zip",
-        ".whl": "application/zip",
-    }
-    prefix = "/"
-    security_headers = SECURITY_HEADERS
-
-    def translate_path(self, path: str) -> str:
-        if not path.startswith(self.prefix):
-            return str(Path(self.directory) / "__outside_prefix__")
-        return super().translate_path("/" + path[len(self.prefix):])
-
-    def send_head(self) -> io.BufferedIOBase | None:
-        try:
-            return super().send_head()
-        except ValueError:  # a NUL byte or an undecodable escape in the path: no such file
-            self.send_error(404)
-            return None
-
-    def list_directory(self, path: str) -> None:
-        """A folder without index.html is not found: the server never lists files."""
-        self.send_error(404)
-        return None
-
-    def end_headers(self) -> None:
-        for name, value in self.security_headers.items():
-            self.send_header(name, value)
-        # Revalidate every time: cheap 304s, and a new build is never served stale.
-        self.send_header("Cache-Control", "no-cache")
-        super().end_headers()
-
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 (stdlib signature)
-        if self.server.verbose:
-            super().log_message(format, *args)
-
-
-def make_server(dist: Path, port: int = 0, prefix: str = "/", verbose: bool = False,
-                handler: type[SiteHandler] = SiteHandler) -> http.server.ThreadingHTTPServer:
-    prefix = "/" + prefix.strip("/") + "/" if prefix.strip("/") else "/"
-    bound = type("BoundSiteHandler", (handler,), {"prefix": prefix})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(bound, directory=str(dist)))
-    server.verbose = verbose
-    server.prefix = prefix
-    return server
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--serve", action="store_true", help="serve dist/ on 127.0.0.1 after building")
@@ -859,13 +765,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"built {len(files)} files into dist/")
     if args.serve:
-        server = make_server(dist, args.port, args.prefix, verbose=True)
-        host, port = server.server_address[:2]
-        print(f"serving on http://{host}:{port}{server.prefix}  (Ctrl+C to stop)", flush=True)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
+        import serve  # http.server only when serving
+
+        serve.serve_forever(dist, args.port, args.prefix)
     return 0
 
 

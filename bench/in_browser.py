@@ -23,6 +23,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests")]
 
 import build  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from serve import make_server  # noqa: E402
 
 WORKER = """
 import { loadPyodide } from "./pyodide/pyodide.mjs";
@@ -76,7 +77,7 @@ class BrowserPython:
         wheels = sorted(path for path in files if path.startswith("wheels/"))
         (dist / "bench-worker.mjs").write_text(WORKER.replace("WHEELS", repr(wheels)), encoding="utf-8")
         (dist / "bench.zip").write_bytes(bench_zip())
-        self._server = build.make_server(dist)
+        self._server = make_server(dist)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         self._playwright = sync_playwright().start()
         self._browser = self._playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)

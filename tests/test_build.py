@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import build
+import hosting
 
 RECORD = """---
 id: {id}
@@ -190,7 +191,8 @@ def test_real_site_has_only_relative_urls_and_a_csp_on_every_page(dist):
     assert len(pages) >= 5
     for page in pages:
         html = page.read_text(encoding="utf-8")
-        assert f'<meta http-equiv="Content-Security-Policy" content="{build.CSP}">' in html.replace("&#39;", "'"), page
+        meta = f'<meta http-equiv="Content-Security-Policy" content="{hosting.CSP}">'
+        assert meta in html.replace("&#39;", "'"), page
         for url in re.findall(r'(?:href|src|data-[a-z-]+)="([^"]*)"', html):
             assert not url.startswith(("/", "http://", "https://")), (page, url)
 
@@ -201,7 +203,7 @@ def test_real_site_contents(dist):
         assert (dist / path).is_file(), path
     for source in sorted((build.ROOT / "decisions").glob("DR-*.md")):
         assert (dist / "decisions" / source.name[:6] / "index.html").is_file()
-    assert "Content-Security-Policy: " + build.CSP_HEADER in (dist / "_headers").read_text()
+    assert "Content-Security-Policy: " + hosting.CSP_HEADER in (dist / "_headers").read_text()
 
 
 def test_two_builds_are_byte_identical(tmp_path):
