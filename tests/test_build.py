@@ -65,6 +65,9 @@ def project(tmp_path: Path) -> Path:
     (root / "site_src" / "pages").mkdir()
     (root / "site_src" / "pages" / "index.md").write_text(
         "---\ntitle: Home\n---\n# Home\n\nSee DR-001 and [the records](decisions/).\n", encoding="utf-8")
+    for name, title in (("explorer", "Explorer"), ("ai-eval", "AI evaluation")):  # the navigation's other pages
+        (root / "site_src" / "pages" / f"{name}.md").write_text(f"---\ntitle: {title}\n---\n# {title}\n",
+                                                                 encoding="utf-8")
     runtime = root / "node_modules" / "pyodide"
     runtime.mkdir(parents=True)
     for name in build.PYODIDE_FILES:
@@ -77,8 +80,9 @@ def project(tmp_path: Path) -> Path:
 
 
 def problems_of(root: Path) -> list[str]:
+    """Every problem of the project, from loading or, once it loads, from rendering."""
     with pytest.raises(build.BuildFailed) as failure:
-        build.load_site(root)
+        build.render_site(build.load_site(root), root)
     return [str(p) for p in failure.value.problems]
 
 
@@ -147,6 +151,81 @@ def test_broken_record_fails_naming_file_and_line(project, breakage, expected):
     breakage(project)
     problems = problems_of(project)
     assert any(expected in p for p in problems), problems
+
+
+def add_to_template(root: Path, name: str, line: str) -> None:
+    """Insert ``line`` as the third line of the template ``name``."""
+    path = root / "site_src" / "templates" / name
+    lines = path.read_text(encoding="utf-8").split("\n")
+    path.write_text("\n".join([*lines[:2], line, *lines[2:]]), encoding="utf-8")
+
+
+def add_page(root: Path, name: str, body: str) -> None:
+    (root / "site_src" / "pages" / name).write_text(f"---\ntitle: More\n---\n{body}", encoding="utf-8")
+
+
+TEMPLATE_PAGE = "{% extends 'base.html.j2' %}{% block main %}\n<h1>More</h1>\n{} \n{% endblock %}\n"
+
+BROKEN_LINKS = [
+    ("reference-style-link", lambda r: write_record(r, "DR-003", body="[gone][ref]\n\n[ref]: ../DR-404/"),
+     "decisions/DR-003-thing.md:11: broken internal link '../DR-404/'"),
+    ("link-to-a-missing-anchor", lambda r: write_record(r, "DR-003", body="See [it](../DR-001/#nowhere)."),
+     "decisions/DR-003-thing.md:9: broken internal link '../DR-001/#nowhere': decisions/DR-001/index.html has no id"),
+    ("missing-record-in-prose-after-code", lambda r: write_record(r, "DR-003", body="```\nDR-999\n```\n\nAs DR-998."),
+     "decisions/DR-003-thing.md:13: reference to missing record DR-998"),
+    ("template-link-call", lambda r: add_to_template(r, "page.html.j2", "<a href=\"{{ link('nope/') }}\">x</a>"),
+     "site_src/templates/page.html.j2:3: broken internal link 'nope/'"),
+    ("template-asset-call", lambda r: add_to_template(r, "page.html.j2", "<img src=\"{{ asset('static/no.png') }}\">"),
+     "site_src/templates/page.html.j2:3: asset 'static/no.png' is not a file of the site"),
+    ("template-written-absolute-url", lambda r: add_to_template(r, "records.html.j2", "<a href=\"/about/\">x</a>"),
+     "decisions/index.html:"),
+    ("template-page-literal-link", lambda r: add_page(r, "more.html", TEMPLATE_PAGE.replace("{}", "<a href=gone/>")),
+     "site_src/pages/more.html:6: broken internal link 'gone/'"),
+    ("template-page-link-call", lambda r: add_page(r, "more.html", TEMPLATE_PAGE.replace(
+        "{}", "<a href=\"{{ link('gone/index.html') }}\">x</a>")),
+     "site_src/pages/more.html:6: broken internal link 'gone/index.html'"),
+    ("markdown-page-link", lambda r: add_page(r, "more.md", "# More\n\n[Gone](../gone/)\n"),
+     "site_src/pages/more.md:6: broken internal link '../gone/'"),
+]
+
+
+@pytest.mark.parametrize(("breakage", "expected"), [(b, e) for _, b, e in BROKEN_LINKS],
+                         ids=[i for i, _, _ in BROKEN_LINKS])
+def test_broken_link_in_the_rendered_site_fails_naming_file_and_line(project, breakage, expected):
+    breakage(project)
+    problems = problems_of(project)
+    assert any(p.startswith(expected) for p in problems), problems
+
+
+def test_template_link_broken_on_every_page_is_reported_once(project):
+    add_to_template(project, "base.html.j2", "<link rel=\"help\" href=\"{{ link('help/index.html') }}\">")
+    problems = problems_of(project)
+    assert len([p for p in problems if p.startswith("site_src/templates/base.html.j2:3:")]) == 1, problems
+
+
+WORKING_LINKS = [
+    ("absolute-url-in-a-code-block", "```\n<a href=\"/decisions/\">x</a> [y](/y/)\n```"),
+    ("absolute-url-in-a-code-span", "Write `[y](/y/)`, not `href=\"/\"`."),
+    ("unknown-record-in-a-code-block", "```\nDR-999\n```"),
+    ("unknown-record-in-a-code-span", "The id `DR-999` is free."),
+    ("link-to-an-existing-anchor", "See [its context](../DR-001/#context) and [mine](#decision)."),
+    ("reference-style-link", "See [the first][first].\n\n[first]: ../DR-001/"),
+]
+
+
+@pytest.mark.parametrize("body", [b for _, b in WORKING_LINKS], ids=[i for i, _ in WORKING_LINKS])
+def test_what_links_nowhere_builds(project, tmp_path, body):
+    write_record(project, "DR-003", body=body)
+    assert "decisions/DR-003/index.html" in build.build(project, tmp_path / "dist")
+
+
+def test_each_document_is_converted_from_a_clean_state():
+    renderer = build.MarkdownRenderer({"DR-001"})
+    first, missing_in_first = renderer.convert("# Notes\n\nDR-001 and DR-009.", "decisions/DR-002/index.html")
+    second, missing_in_second = renderer.convert("# Notes\n\nDR-001.", "index.html")
+    assert missing_in_first == ["DR-009"] and missing_in_second == []
+    assert '<a href="../DR-001/">DR-001</a> and DR-009.' in first
+    assert '<h1 id="notes">' in second and '<a href="decisions/DR-001/">DR-001</a>' in second
 
 
 def test_all_problems_are_reported_at_once(project):
