@@ -17,14 +17,12 @@ import argparse
 import datetime as dt
 import hashlib
 import html.parser
-import io
 import json
 import posixpath
 import re
 import shutil
 import sys
 import xml.etree.ElementTree as ET
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +31,7 @@ import markdown
 import yaml
 
 from hosting import CSP, host_files
+from pyapp_wheel import build_wheel
 
 ROOT = Path(__file__).resolve().parent
 SITE_TITLE = "K-d Tree Explorer"
@@ -42,7 +41,7 @@ RECORD_FILE = re.compile(r"^(DR-\d{3,})-[a-z0-9]+(?:-[a-z0-9]+)*\.md$")
 RECORD_MENTION = re.compile(r"\bDR-\d{3,}\b")
 FRONT_MATTER_KEYS = {"id", "title", "status", "date", "supersedes", "superseded-by", "tags"}
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
-PYAPP_SUFFIXES = (".py", ".csv", ".json")
+PYAPP_FOLDER = "app"  # pyapp's wheel; wheels/ holds the vendored ones
 BOOT_TIMEOUT_MS = 60_000
 
 @dataclass(frozen=True)
@@ -530,7 +529,7 @@ def load_site(root: Path = ROOT) -> Site:
 
 
 def collect_static(root: Path) -> dict[str, bytes]:
-    """Every file copied as is: site assets, the Pyodide runtime, pyapp, vendored wheels."""
+    """Every file copied as is: site assets, the Pyodide runtime, pyapp's wheel, vendored wheels."""
     files: dict[str, bytes] = {}
     for path in sorted((root / "site_src" / "static").rglob("*")):
         if path.is_file():
@@ -541,26 +540,16 @@ def collect_static(root: Path) -> dict[str, bytes]:
         raise BuildFailed([Problem("package.json", 1, f"Pyodide runtime missing {missing}: run 'npm ci' first")])
     for name in PYODIDE_FILES:
         files[f"pyodide/{name}"] = (runtime / name).read_bytes()
-    files["pyapp.zip"] = zip_package(root / "pyapp")
+    if not (root / "pyproject.toml").is_file():
+        raise BuildFailed([Problem("pyproject.toml", 1, "missing: it defines the package the site ships")])
+    name, wheel = build_wheel(root)
+    files[f"{PYAPP_FOLDER}/{name}"] = wheel
     for wheel in sorted((root / "vendor").glob("*.whl")):
         files[f"wheels/{wheel.name}"] = wheel.read_bytes()
     schema = root / "pyapp" / "answer_schema.json"
     if schema.is_file():
         files["answer-schema.json"] = schema.read_bytes()
     return files
-
-
-def zip_package(package: Path) -> bytes:
-    """A byte-reproducible zip of the package's sources and data (fixed times, sorted names)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(package.rglob("*")):
-            if path.is_file() and path.suffix in PYAPP_SUFFIXES and "__pycache__" not in path.parts:
-                info = zipfile.ZipInfo(path.relative_to(package.parent).as_posix(), date_time=(1980, 1, 1, 0, 0, 0))
-                info.external_attr = 0o644 << 16
-                info.compress_type = zipfile.ZIP_DEFLATED
-                archive.writestr(info, path.read_bytes())
-    return buffer.getvalue()
 
 
 # --- phase 2: render ----------------------------------------------------------------
@@ -716,10 +705,11 @@ class Renderer:
             return href
 
         wheels = json.dumps([asset(path) for path in sorted(self.static) if path.startswith("wheels/")])
+        pyapp = asset(next(path for path in sorted(self.static) if path.startswith(f"{PYAPP_FOLDER}/")))
         compiled = self.env.from_string(page.body) if page is not None else self.env.get_template(template)
         return compiled.render(
             root=root, asset=asset, link=link, url=url, csp=CSP, site_title=SITE_TITLE,
-            boot_timeout_ms=BOOT_TIMEOUT_MS, wheels=wheels, **context,
+            boot_timeout_ms=BOOT_TIMEOUT_MS, wheels=wheels, pyapp=pyapp, **context,
         )
 
 

@@ -55,6 +55,18 @@ def write_record(root: Path, id: str, slug: str = "thing", status: str = "Accept
     return path
 
 
+SMALL_PYPROJECT = """[project]
+name = "small-site"
+version = "0.1"
+
+[tool.setuptools]
+packages = ["pyapp"]
+
+[tool.setuptools.package-data]
+pyapp = ["data/*"]
+"""
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A small project: two records, one page, the real templates, a stand-in Pyodide runtime."""
@@ -74,6 +86,7 @@ def project(tmp_path: Path) -> Path:
         (runtime / name).write_bytes(name.encode())
     (root / "pyapp").mkdir()
     (root / "pyapp" / "__init__.py").write_text("__version__ = '0'\n", encoding="utf-8")
+    (root / "pyproject.toml").write_text(SMALL_PYPROJECT, encoding="utf-8")
     write_record(root, "DR-001", "first", body="Later DR-002 builds on this. `DR-001` in code stays.")
     write_record(root, "DR-002", "second", body="See [the first](../DR-001/).", day=2)
     return root
@@ -89,7 +102,8 @@ def problems_of(root: Path) -> list[str]:
 def test_small_site_renders_records_index_feed_and_pages(project, tmp_path):
     files = build.build(project, tmp_path / "dist")
     for path in ["index.html", "decisions/index.html", "decisions/DR-001/index.html", "decisions/DR-002/index.html",
-                 "decisions/feed.xml", "decisions/src/DR-001-first.md", "pyodide/pyodide.asm.wasm", "pyapp.zip"]:
+                 "decisions/feed.xml", "decisions/src/DR-001-first.md", "pyodide/pyodide.asm.wasm",
+                 "app/small_site-0.1-py3-none-any.whl"]:
         assert path in files, path
         assert (tmp_path / "dist" / path).is_file()
     index = files["decisions/index.html"].decode()
@@ -278,7 +292,8 @@ def test_real_site_has_only_relative_urls_and_a_csp_on_every_page(dist):
 
 def test_real_site_contents(dist):
     for path in ["index.html", "decisions/index.html", "decisions/feed.xml", "pyodide/pyodide.asm.wasm",
-                 "explorer/index.html", "ai-eval/index.html", "_headers", ".htaccess", "pyapp.zip"]:
+                 "explorer/index.html", "ai-eval/index.html", "_headers", ".htaccess",
+                 "app/kd_tree_explorer-0.1.0-py3-none-any.whl"]:
         assert (dist / path).is_file(), path
     for source in sorted((build.ROOT / "decisions").glob("DR-*.md")):
         assert (dist / "decisions" / source.name[:6] / "index.html").is_file()
