@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shutil
@@ -73,7 +74,8 @@ def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     (root / "decisions").mkdir(parents=True)
     shutil.copytree(build.ROOT / "site_src" / "templates", root / "site_src" / "templates")
-    shutil.copytree(build.ROOT / "site_src" / "static", root / "site_src" / "static")
+    # The templates' one asset; the pages that load scripts are not part of this project.
+    shutil.copytree(build.ROOT / "site_src" / "static" / "css", root / "site_src" / "static" / "css")
     (root / "site_src" / "pages").mkdir()
     (root / "site_src" / "pages" / "index.md").write_text(
         "---\ntitle: Home\n---\n# Home\n\nSee DR-001 and [the records](decisions/).\n", encoding="utf-8")
@@ -316,20 +318,59 @@ def test_output_may_not_leave_dist(tmp_path):
 
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "small_site"
-SNAPSHOT_PAGES = ("index.html", "decisions/index.html", "decisions/DR-001/index.html",
-                  "decisions/DR-002/index.html", "decisions/feed.xml")
+
+
+def differences(expected: Path, actual: Path) -> list[str]:
+    """Every file missing on either side, and a unified diff of each file that differs (after Pelican's
+    ``assertDirsEqual``); binary files are named with their sizes."""
+    def files(folder: Path) -> set[str]:
+        return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+
+    want, got = files(expected), files(actual)
+    report = [f"missing from the build: {path}" for path in sorted(want - got)]
+    report += [f"not in the snapshot: {path}" for path in sorted(got - want)]
+    for path in sorted(want & got):
+        old, new = (expected / path).read_bytes(), (actual / path).read_bytes()
+        if old == new:
+            continue
+        try:
+            old_lines, new_lines = old.decode("utf-8").splitlines(True), new.decode("utf-8").splitlines(True)
+        except UnicodeDecodeError:
+            report.append(f"binary file differs: {path} ({len(old):,} bytes in the snapshot, {len(new):,} built)")
+            continue
+        report.append("".join(difflib.unified_diff(old_lines, new_lines, f"snapshot/{path}", f"built/{path}")))
+    return report
 
 
 def test_small_site_matches_its_snapshot(project, tmp_path):
-    """The rendered pages of the small project, byte for byte.
+    """Every file the small project builds, byte for byte.
 
     After an intended change to templates, CSS or rendering, regenerate with
     ``UPDATE_SNAPSHOTS=1 python -m pytest tests/test_build.py -k snapshot`` and review the diff.
     """
-    files = build.build(project, tmp_path / "dist")
+    build.build(project, tmp_path / "dist")
     if os.environ.get("UPDATE_SNAPSHOTS"):
-        for path in SNAPSHOT_PAGES:
-            (SNAPSHOT / path).parent.mkdir(parents=True, exist_ok=True)
-            (SNAPSHOT / path).write_bytes(files[path])
-    changed = [path for path in SNAPSHOT_PAGES if (SNAPSHOT / path).read_bytes() != files[path]]
-    assert changed == [], f"pages differ from tests/snapshots/small_site: {changed}"
+        shutil.rmtree(SNAPSHOT, ignore_errors=True)
+        shutil.copytree(tmp_path / "dist", SNAPSHOT)
+    report = differences(SNAPSHOT, tmp_path / "dist")
+    if report:
+        pytest.fail("the built small site differs from tests/snapshots/small_site (regenerate with UPDATE_SNAPSHOTS=1 "
+                    "if intended):\n" + "\n".join(report), pytrace=False)
+
+
+def test_snapshot_differences_name_missing_and_extra_files_and_show_a_diff(tmp_path):
+    expected, actual = tmp_path / "expected", tmp_path / "actual"
+    for folder in (expected, actual):
+        (folder / "a").mkdir(parents=True)
+        (folder / "a" / "page.html").write_text("<h1>Title</h1>\n<p>Same</p>\n", encoding="utf-8")
+        (folder / "same.bin").write_bytes(b"\xff\x00")
+    (actual / "a" / "page.html").write_text("<h1>New title</h1>\n<p>Same</p>\n", encoding="utf-8")
+    (expected / "gone.txt").write_text("x", encoding="utf-8")
+    (actual / "new.txt").write_text("y", encoding="utf-8")
+    (actual / "same.bin").write_bytes(b"\xff\x01\x02")
+    report = differences(expected, actual)
+    assert report[:2] == ["missing from the build: gone.txt", "not in the snapshot: new.txt"]
+    assert "--- snapshot/a/page.html\n+++ built/a/page.html\n" in report[2]
+    assert "-<h1>Title</h1>\n+<h1>New title</h1>\n <p>Same</p>\n" in report[2]
+    assert report[3] == "binary file differs: same.bin (2 bytes in the snapshot, 3 built)"
+    assert len(report) == 4
