@@ -8,19 +8,10 @@ import io
 import zipfile
 from pathlib import Path
 
+from test_build import SMALL_PYPROJECT
+
 import build
 from pyapp_wheel import build_wheel
-
-PYPROJECT = """[project]
-name = "Small.Site"
-version = "1.2"
-
-[tool.setuptools]
-packages = ["pyapp"]
-
-[tool.setuptools.package-data]
-pyapp = ["data/*", "*.json"]
-"""
 
 FILES = {
     "pyapp/__init__.py": True,
@@ -36,7 +27,7 @@ FILES = {
 
 
 def small_project(root: Path) -> Path:
-    (root / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (root / "pyproject.toml").write_text(SMALL_PYPROJECT, encoding="utf-8")
     for path in FILES:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_bytes(path.encode())
@@ -45,23 +36,23 @@ def small_project(root: Path) -> Path:
 
 def test_wheel_holds_exactly_the_files_pyproject_defines(tmp_path):
     name, wheel = build_wheel(small_project(tmp_path))
-    assert name == "small_site-1.2-py3-none-any.whl"
+    assert name == "small_site-0.1-py3-none-any.whl"
     names = zipfile.ZipFile(io.BytesIO(wheel)).namelist()
-    assert [n for n in names if not n.startswith("small_site-1.2.dist-info/")] == sorted(
+    assert [n for n in names if not n.startswith("small_site-0.1.dist-info/")] == sorted(
         path for path, shipped in FILES.items() if shipped)
-    assert names[-3:] == [f"small_site-1.2.dist-info/{n}" for n in ("METADATA", "WHEEL", "RECORD")]
+    assert names[-3:] == [f"small_site-0.1.dist-info/{n}" for n in ("METADATA", "WHEEL", "RECORD")]
 
 
 def test_wheel_record_lists_every_file_with_its_hash(tmp_path):
     archive = zipfile.ZipFile(io.BytesIO(build_wheel(small_project(tmp_path))[1]))
-    record = archive.read("small_site-1.2.dist-info/RECORD").decode().splitlines()
+    record = archive.read("small_site-0.1.dist-info/RECORD").decode().splitlines()
     assert len(record) == len(archive.namelist())
     for line in record[:-1]:
         path, digest, size = line.split(",")
         data = archive.read(path)
         assert digest == "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
         assert int(size) == len(data)
-    assert record[-1] == "small_site-1.2.dist-info/RECORD,,"
+    assert record[-1] == "small_site-0.1.dist-info/RECORD,,"
 
 
 def test_wheel_is_byte_identical_whatever_the_files_times(tmp_path):
