@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import hashlib
 import html.parser
 import json
@@ -679,10 +680,13 @@ class Renderer:
                 line = template.get_corresponding_lineno(frame.f_lineno)
                 if template.name is None and page is not None:  # a template page's own body
                     return Origin(page.source, page.body_line + line - 1, written)
-                path = Path(template.filename).resolve().relative_to(self.root.resolve()).as_posix()
-                return Origin(path, line, written)
+                return Origin(self.template_path(template.filename), line, written)
             frame = frame.f_back
         return Origin("site_src/templates", 1, written)
+
+    @functools.cache  # noqa: B019 (one renderer per build)
+    def template_path(self, filename: str) -> str:
+        return Path(filename).resolve().relative_to(self.root.resolve()).as_posix()
 
     def render(self, template: str | Page, url: str, **context) -> str:
         """Render a template file by name, or a template page's own body."""
