@@ -700,12 +700,14 @@ class Renderer:
                 return root + path
             # Content-hashed query strings let hosts cache assets without serving stale ones.
             href = f"{root}{path}?v={content_hash(self.static[path])}"
-            self.origins.setdefault((url, href), self.caller(page, path))
+            if (url, href) not in self.origins:
+                self.origins[url, href] = self.caller(page, path)
             return href
 
         def link(target: str) -> str:
             href = relative_url(target, url)
-            self.origins.setdefault((url, href), self.caller(page, target))
+            if (url, href) not in self.origins:
+                self.origins[url, href] = self.caller(page, target)
             return href
 
         wheels = json.dumps([asset(path) for path in sorted(self.static) if path.startswith("wheels/")])
