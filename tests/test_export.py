@@ -7,7 +7,7 @@ import io
 import json
 
 import pytest
-from eval_helpers import answer_for, call, cancel, decision, full_run, pyodide_available, run_in_pyodide
+from eval_helpers import answer_for, call, cancel, decision, full_run
 
 from pyapp import export
 from pyapp.export import (
@@ -22,6 +22,7 @@ from pyapp.export import (
 )
 from pyapp.report import run_report
 from pyapp.runs import rebuild
+from pyodide_harness import pyodide_available, run_in_node
 
 KEY = "sk-ant-api03-EXPORTsecret0123456789"
 
@@ -209,7 +210,7 @@ def test_csv_of_all_runs_keeps_explorer_calls_out(log):
     assert answer_for("C01") in {r[-1] for r in rows}
 
 
-@pytest.mark.skipif(not pyodide_available(), reason="needs node, the Pyodide npm package and the wheel")
+@pytest.mark.skipif(not pyodide_available(), reason="needs node and the Pyodide npm package")
 def test_pyodide_survives_hostile_nesting(tmp_path):
     script = """
 import json
@@ -226,7 +227,7 @@ out.append(rebuild([entry])[0].cases[0].grade.failure)
 json.dumps(out)
 """
     deep = call("r", "C01", outcome="model_failure", answer="[" * 100_000)
-    out = json.loads(run_in_pyodide(f"ENTRY = {json.dumps(json.dumps(deep))}\n" + script, tmp_path))
+    out = json.loads(run_in_node(f"ENTRY = {json.dumps(json.dumps(deep))}\n" + script, tmp_path))
     assert len(out) == 3 and all("more than 8 deep" in m for m in out[:2]) and out[2] == "invalid_json"
 
 
