@@ -7,7 +7,7 @@ PY      := $(VENV)/bin/python
 PORT    ?= 8000
 PREFIX  ?= /
 
-.PHONY: serve test build bench lint chromium nginx
+.PHONY: serve test build bench lint chromium nginx engines
 
 $(VENV)/bin/python:
 	python3 -m venv $(VENV)
@@ -38,17 +38,30 @@ chromium:
 nginx:
 	@test -x /usr/sbin/nginx || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx; }
 
+# Debian's Firefox ESR (driven by puppeteer-core from npm) and WebKitGTK: WebKitWebDriver
+# with its MiniBrowser (in libwebkit2gtk-4.1-0) on an Xvfb display (tests/engines.py).
+# Another apt run may hold the lock for a while: wait and try again.
+ENGINE_FILES := /usr/bin/firefox-esr /usr/bin/WebKitWebDriver /usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser /usr/bin/Xvfb
+engines:
+	@for path in $(ENGINE_FILES); do test -x $$path || missing=1; done; test -z "$$missing" || { \
+	for try in 1 2 3 4 5 6 7 8 9 10; do \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y -o DPkg::Lock::Timeout=120 \
+	    --no-install-recommends firefox-esr webkit2gtk-driver xvfb && exit 0; \
+	  echo "apt-get failed (another install may hold its lock); trying again in 20 s"; sleep 20; \
+	done; exit 1; }
+
 lint: $(VENV)/.test-deps
 	$(VENV)/bin/ruff check .
 
-test: $(VENV)/.test-deps node_modules/.package-lock.json chromium nginx
+test: $(VENV)/.test-deps node_modules/.package-lock.json chromium nginx engines
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest
 
 # Benchmarks print min / median / max; they are never part of `make test`.
-bench: $(VENV)/.test-deps node_modules/.package-lock.json chromium
+bench: $(VENV)/.test-deps node_modules/.package-lock.json chromium engines
 	$(PY) bench/bench_build.py
 	$(PY) bench/bench_boot.py --runs 5
+	$(PY) bench/bench_engines.py --runs 3
 	$(PY) bench/bench_kdtree.py --queries 500
 	$(PY) bench/bench_rebuild.py
 	$(PY) bench/bench_stats.py

@@ -10,7 +10,7 @@ distinct, so the grading cache never helps on a first rebuild), about 15% with
 one wrong claim, some truncated or invalid answers, infrastructure failures,
 cancellations and repeated calls. For each size the script times, on CPython,
 under Pyodide in node, and under the site's own Pyodide in a Web Worker in
-Chromium (``bench/in_browser.py``, the way the page runs it):
+Chromium (``tests/pyodide_harness.py``, the way the page runs it):
 
 - :func:`pyapp.export.parse_import` of the JSON export (the import path);
 - :func:`pyapp.runs.rebuild` of the log as stored (every entry validated), and
@@ -42,10 +42,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
-from eval_helpers import call, cancel, pyodide_available, run_in_pyodide  # noqa: E402
+from eval_helpers import call, cancel  # noqa: E402
 
 from pyapp.evalset import case, case_facts, case_ids, case_search  # noqa: E402
 from pyapp.export import export_json  # noqa: E402
+from pyodide_harness import pyodide_available, run_in_node  # noqa: E402
 
 SEED = 7
 MODELS = (
@@ -262,7 +263,7 @@ def main() -> None:
     browser = None
     if args.browser_sizes:
         try:
-            from in_browser import BrowserPython
+            from pyodide_harness import BrowserPython
 
             browser = BrowserPython().__enter__()
         except Exception as exc:  # no Chromium or Playwright here: say so and go on
@@ -284,17 +285,17 @@ def run_sizes(args: argparse.Namespace, namespace: dict, browser: object | None)
             if size in args.sizes:
                 print_result("CPython", namespace["measure"](text, args.repeats))
             if size in args.pyodide_sizes and not pyodide_available():
-                print("Pyodide in node: skipped (needs node, node_modules/pyodide and the vendored wheel)")
+                print("Pyodide in node: skipped (needs node and node_modules/pyodide)")
             elif size in args.pyodide_sizes:
                 path = work / f"export-{size}.json"
                 path.write_text(text, encoding="utf-8")
                 script = (WORK + f"\nwith open('export.json', encoding='utf-8') as f:\n    TEXT = f.read()\n"
                           f"json.dumps(measure(TEXT, {args.repeats}))\n")
-                out = run_in_pyodide(script, work, {"export.json": path}, timeout=3600)
+                out = run_in_node(script, work, {"export.json": path}, timeout=3600)
                 print_result("Pyodide (node)", json.loads(out))
             if size in args.browser_sizes and browser is not None:
                 # The benchmark site is served from its folder on disk, so a file put there is fetchable.
-                (Path(browser._tmp.name) / "dist" / "bench-export.json").write_text(text, encoding="utf-8")
+                (browser.folder / "bench-export.json").write_text(text, encoding="utf-8")
                 script = (WORK + "\nfrom pyodide.http import pyfetch\n"
                           "TEXT = await (await pyfetch('bench-export.json')).string()\n"
                           f"json.dumps(measure(TEXT, {args.repeats}))\n")

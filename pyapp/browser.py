@@ -225,8 +225,12 @@ async def record_decision(call_id: str, helpful: bool, note: str) -> dict:
 @op
 async def audit_log() -> dict:
     """The calls in the log, newest first, without their answer texts (the list shows no answers)."""
+    from .report import fmt_whole
+
     entries, corrupt = await read_entries()
-    calls = [{key: value for key, value in entry.items() if key != "answer"}
+    calls = [{**{key: value for key, value in entry.items() if key != "answer"},
+              "answer_ms_text": "–" if entry["answer_ms"] is None else fmt_whole(entry["answer_ms"]),
+              "total_ms_text": fmt_whole(entry["total_ms"])}
              for entry in reversed(entries) if entry["type"] == EntryType.CALL]
     return {"calls": calls, "corrupt": corrupt}
 
@@ -253,10 +257,12 @@ def emit(event: dict) -> None:
 @op
 def evalset() -> dict:
     from .evalset import evalset_summary, evalset_table
-    from .report import small_sample_guidance
+    from .report import fmt_count, small_sample_guidance
 
     table = evalset_table()
-    return {"cases": table, "summary": evalset_summary(table), "guidance": small_sample_guidance()}
+    summary = evalset_summary(table)
+    return {"cases": table, "summary": summary, "guidance": small_sample_guidance(),
+            "display": {"prompt_chars": fmt_count(summary["prompt_chars"])}}
 
 
 @functools.cache
@@ -278,13 +284,14 @@ def rebuild_log(entries: list[dict]):
 @op
 async def eval_overview() -> dict:
     """The runs list, newest first, rebuilt and graded from the log (the detail of a run is ``run_detail``)."""
-    from .report import runs_overview
+    from .report import rate_ticks, runs_overview
 
     entries, corrupt = await read_entries()
     rebuilt = rebuild_log(entries)
     runs = sorted(rebuilt.runs, key=lambda run: run.started, reverse=True)
     calls = sum(1 for entry in entries if entry["type"] == EntryType.CALL and entry["run_id"])
-    return {"runs": runs_overview(runs), "calls": calls, "corrupt": corrupt + rebuilt.skipped}
+    return {"runs": runs_overview(runs), "calls": calls, "corrupt": corrupt + rebuilt.skipped,
+            "rate_ticks": rate_ticks()}
 
 
 @op

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from pyapp import audit, strict_json
 from pyapp.evalset import EVAL_SET_VERSION
 from pyapp.jsontypes import is_int
+from pyapp.report import fmt_fixed
 from pyapp.runs import rebuild
 from pyapp.vocabulary import CaseStatus, EntryType
 
@@ -101,13 +102,20 @@ def _cell(value: object, text: bool = False) -> str:
     return out
 
 
+def _ms_cell(value: float | None) -> str:
+    """A latency to a tenth of a millisecond, half up (DR-006): the clock's float noise is not data."""
+    return "" if value is None else fmt_fixed(value, 1)
+
+
 def export_csv(entries: Iterable[dict], run_id: str | None = None) -> str:
     """One row per call of one run (or every run), columns ``CSV_COLUMNS``, calls in time order.
 
     ``counted_as`` says what the call is in the rebuilt run: counted, repeat,
     stale_input, infrastructure_failure or cancelled; ``graded_outcome`` and
-    ``failed_checks`` are today's grade of a counted answer. Text cells that a
-    spreadsheet would run as a formula start with an apostrophe.
+    ``failed_checks`` are today's grade of a counted answer. ``answer_ms`` and
+    ``total_ms`` have one decimal, rounded half up (131.49999999999818 -> 131.5);
+    the JSON export keeps the logged values. Text cells that a spreadsheet would
+    run as a formula start with an apostrophe.
     """
     chosen = select_entries(entries, run_id)
     role: dict[str, tuple[str, object]] = {}
@@ -133,7 +141,7 @@ def export_csv(entries: Iterable[dict], run_id: str | None = None) -> str:
             _cell(s["provider"], True), _cell(s["model"], True), _cell(s["max_tokens"]),
             _cell(s["temperature"]),
             _cell(s["base_url"], True), _cell(e["status"]), _cell(e["stop"]), _cell(e["input_tokens"]),
-            _cell(e["output_tokens"]), _cell(e["answer_ms"]), _cell(e["total_ms"]), _cell(e["retries"]),
+            _cell(e["output_tokens"]), _ms_cell(e["answer_ms"]), _ms_cell(e["total_ms"]), _cell(e["retries"]),
             _cell(e["outcome"]), _cell(e["error"]), counted_as,
             "" if grade is None else grade.outcome,
             _cell(grade.failure if grade is not None else e["failure"], True),

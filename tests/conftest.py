@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import build
+from serve import SiteHandler, make_server
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -50,8 +51,8 @@ class Served:
         self.url = self.origin + server.prefix
 
 
-def serve(directory: Path, prefix: str = "/", handler=build.SiteHandler) -> Served:
-    server = build.make_server(directory, 0, prefix, handler=handler)
+def serve(directory: Path, prefix: str = "/", handler=SiteHandler) -> Served:
+    server = make_server(directory, 0, prefix, handler=handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     return Served(server, thread)

@@ -8,7 +8,6 @@ import math
 import random
 
 import pytest
-from eval_helpers import pyodide_available, run_in_pyodide
 
 from pyapp.evalset import (
     CASE_KIND_NAMES,
@@ -30,6 +29,7 @@ from pyapp.geodata import bounding_box, load_businesses
 from pyapp.kdtree import ORDERS
 from pyapp.prompt import MAX_STEPS, build_prompt
 from pyapp.search import search
+from pyodide_harness import pyodide_available, run_in_node
 
 # Regenerate after a deliberate change of the set (and bump EVAL_SET_VERSION):
 #   python3 -c "from pyapp.evalset import evalset_fingerprint as f; print(f())"
@@ -148,7 +148,7 @@ def test_distances_in_why_lines_match_the_search():
             assert math.isfinite(d)
 
 
-@pytest.mark.skipif(not pyodide_available(), reason="needs node, the Pyodide npm package and the wheel")
+@pytest.mark.skipif(not pyodide_available(), reason="needs node and the Pyodide npm package")
 def test_pyodide_builds_the_same_set(tmp_path):
     script = "import json\nfrom pyapp.evalset import evalset_table\njson.dumps(evalset_table())"
-    assert json.loads(run_in_pyodide(script, tmp_path)) == json.loads(json.dumps(evalset_table()))
+    assert json.loads(run_in_node(script, tmp_path)) == json.loads(json.dumps(evalset_table()))

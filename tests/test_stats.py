@@ -6,7 +6,6 @@ import json
 import math
 import os
 import random
-import shutil
 import statistics
 import subprocess
 import sys
@@ -28,6 +27,7 @@ from pyapp.stats import (
     smallest_detectable_discordant,
     wilson,
 )
+from pyodide_harness import pyodide_available, run_in_node
 
 REPO = Path(__file__).resolve().parent.parent
 # Published figures are printed to four decimals: allow half a unit in the last place.
@@ -489,12 +489,10 @@ def test_bootstrap_does_not_depend_on_hash_order():
 
 # ---------------------------------------------------------------- CPython and Pyodide agree
 
-_PYODIDE = REPO / "node_modules" / "pyodide" / "pyodide.mjs"
-
 _CASES_SCRIPT = """
 import json
-from stats_under_test import (bootstrap_median_ci, mcnemar_exact, newcombe_paired, wilson,
-                              smallest_detectable_discordant, z_value)
+from pyapp.stats import (bootstrap_median_ci, mcnemar_exact, newcombe_paired, wilson,
+                         smallest_detectable_discordant, z_value)
 out = [z_value(), z_value(0.9)]
 out += [wilson(k, 20, c) for k in range(21) for c in (0.9, 0.95)]
 out += [newcombe_paired(a, b, c, 20 - a - b - c) for a in range(0, 21, 3) for b in range(0, 21 - a, 2)
@@ -506,30 +504,10 @@ json.dumps(out)
 """
 
 
-_RUNNER = """
-import {{ loadPyodide }} from {pyodide};
-import {{ readFileSync }} from "node:fs";
-const py = await loadPyodide();
-py.FS.writeFile("/home/pyodide/stats_under_test.py", readFileSync({module}, "utf8"));
-py.runPython("import sys; sys.path.insert(0, '/home/pyodide')");
-process.stdout.write(py.runPython({script}));
-"""
-
-
-@pytest.mark.skipif(shutil.which("node") is None or not _PYODIDE.exists(), reason="needs node and Pyodide")
-def test_pyodide_prints_the_same_digits_as_cpython(tmp_path, monkeypatch):
+@pytest.mark.skipif(not pyodide_available(), reason="needs node and the Pyodide npm package")
+def test_pyodide_prints_the_same_digits_as_cpython(tmp_path):
     script = f"LATENCIES = {LATENCIES!r}\n" + _CASES_SCRIPT
-    runner = tmp_path / "run.mjs"
-    runner.write_text(
-        _RUNNER.format(
-            pyodide=json.dumps(str(_PYODIDE)),
-            module=json.dumps(str(REPO / "pyapp" / "stats.py")),
-            script=json.dumps(script),
-        ),
-        encoding="utf-8",
-    )
-    browser = subprocess.run(["node", str(runner)], capture_output=True, text=True, timeout=120, check=True)
-    monkeypatch.setitem(sys.modules, "stats_under_test", stats)
+    in_pyodide = run_in_node(script, tmp_path, timeout=120)
     namespace: dict = {}
     exec(script, namespace)
-    assert browser.stdout == json.dumps(namespace["out"])
+    assert in_pyodide == json.dumps(namespace["out"])

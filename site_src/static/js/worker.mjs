@@ -7,13 +7,24 @@ let browser = null;
 let cancelRequested = false;
 let aborter = new AbortController();
 
-// Without 'wasm-unsafe-eval' loadPyodide hangs instead of failing: report the
-// violation at once (the page also has its own time limit).
-self.addEventListener("securitypolicyviolation", (event) => {
-  if (!browser) {
-    self.postMessage({ type: "boot-error", message: `the host's Content-Security-Policy blocks it (${event.effectiveDirective})` });
+// Without 'wasm-unsafe-eval' loadPyodide hangs instead of failing, and WebKit never
+// fires the worker's securitypolicyviolation event (DR-002). So the worker first
+// instantiates the smallest module (magic number and version), which fails at once
+// in every engine under such a policy; WebKit still compiles it, so compiling alone
+// proves nothing there.
+const EMPTY_MODULE = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]);
+
+/** Why this worker cannot run WebAssembly, or null when it can. */
+async function webAssemblyProblem() {
+  if (typeof WebAssembly === "undefined") return "this browser has WebAssembly turned off.";
+  try {
+    await WebAssembly.instantiate(EMPTY_MODULE);
+    return null;
+  } catch {
+    return "the host's Content-Security-Policy forbids WebAssembly (its script-src needs " +
+      "'wasm-unsafe-eval', see DR-002).";
   }
-});
+}
 
 async function fetchBytes(url) {
   const response = await fetch(url);
@@ -23,10 +34,10 @@ async function fetchBytes(url) {
 
 async function boot({ pyapp, wheels }) {
   pyodide = await loadPyodide({ indexURL: new URL("../../pyodide/", import.meta.url).href });
-  for (const url of wheels) {
+  // pyapp is a wheel too, built from pyproject.toml (DR-002); each unpacks into the working folder, on sys.path.
+  for (const url of [...wheels, pyapp]) {
     pyodide.unpackArchive(await fetchBytes(url), "wheel");
   }
-  pyodide.unpackArchive(await fetchBytes(pyapp), "zip", { extractDir: "/home/pyodide/app" });
   pyodide.registerJsModule("kdt_audit_store", auditStore);
   pyodide.registerJsModule("kdt_worker", {
     emit: (json) => self.postMessage({ type: "event", event: JSON.parse(json) }),
@@ -39,7 +50,6 @@ async function boot({ pyapp, wheels }) {
     }),
     new_signal: (timeoutMs) => AbortSignal.any([aborter.signal, AbortSignal.timeout(timeoutMs)]),
   });
-  pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide/app')");
   browser = pyodide.pyimport("pyapp.browser");
   return JSON.parse(browser.hello());
 }
@@ -47,6 +57,11 @@ async function boot({ pyapp, wheels }) {
 self.addEventListener("message", async (event) => {
   const message = event.data;
   if (message.type === "init") {
+    const problem = await webAssemblyProblem();
+    if (problem) {
+      self.postMessage({ type: "boot-error", message: problem });
+      return;
+    }
     try {
       self.postMessage({ type: "ready", ...(await boot(message)) });
     } catch (error) {
