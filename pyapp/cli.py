@@ -12,11 +12,18 @@ import os
 import sys
 from collections.abc import Sequence
 
+from pyapp.configurations import group_runs
 from pyapp.evalset import case, case_prompt, evalset_summary, evalset_table
 from pyapp.export import parse_import
 from pyapp.geodata import businesses_by_id
 from pyapp.kdtree import ORDERS
 from pyapp.prompt import Prompt, format_number
+from pyapp.repeat_report import (
+    configuration_compare_report,
+    configurations_report,
+    format_configuration_compare_report,
+    format_configurations_report,
+)
 from pyapp.report import compare_report, format_compare_report, format_run_report, run_report
 from pyapp.runs import Rebuilt, rebuild
 from pyapp.search import SearchResult, search
@@ -169,39 +176,68 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
                    help="report this run only (default: every run in the file)")
     p.add_argument("--json", action="store_true",
                    help="print JSON: one report with --run, else a list of reports")
+    p.add_argument("--configurations", action="store_true",
+                   help="print only the runs grouped by configuration, with the figures of repeated runs")
     p.set_defaults(run=_run_report, parser=p)
 
 
 def _run_report(args: argparse.Namespace) -> int:
+    if args.configurations and args.run_id:
+        raise _UsageError("--configurations reports every run of the file; leave out --run")
     built = _read_runs(args.export)
     runs = [built.run(args.run_id)] if args.run_id else list(built)
     if not runs:
         raise ValueError(f"{args.export} holds no runs")
+    if args.configurations:
+        grouped = configurations_report(runs)
+        print(json.dumps(grouped) if args.json else format_configurations_report(grouped))
+        return 0
     reports = [run_report(r) for r in runs]
     if args.json:
         print(json.dumps(reports[0] if args.run_id else reports))
+    elif args.run_id:
+        print(format_run_report(reports[0]))
     else:
-        print("\n\n".join(format_run_report(r) for r in reports))
+        # Every run, then the runs grouped by configuration with the figures of repeats (DR-008).
+        texts = [format_run_report(r) for r in reports]
+        texts.append("runs by configuration:\n" + format_configurations_report(configurations_report(runs)))
+        print("\n\n".join(texts))
     return 0
 
 
 def _add_compare(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("compare", help="the paired comparison of two runs of an export")
+    p = sub.add_parser("compare", help="the paired comparison of two runs, or of two configurations, of an export")
     p.add_argument("export", metavar="EXPORT.json", help="a JSON export holding both runs")
-    p.add_argument("--run", dest="run_ids", action="append", required=True, metavar="ID",
+    p.add_argument("--run", dest="run_ids", action="append", metavar="ID",
                    help="a run id; give it twice, first run then second")
+    p.add_argument("--config", dest="configs", action="append", metavar="NAME",
+                   help="a configuration's id (see report --configurations) or the id of one of its runs; "
+                        "give it twice, X then Y: the difference is Y minus X")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p.set_defaults(run=_run_compare, parser=p)
 
 
 def _run_compare(args: argparse.Namespace) -> int:
-    if len(args.run_ids) != 2:
+    if args.configs:
+        return _compare_configurations(args)
+    if not args.run_ids or len(args.run_ids) != 2:
         raise _UsageError("compare needs --run exactly twice: --run FIRST --run SECOND")
     if args.run_ids[0] == args.run_ids[1]:
         raise _UsageError("choose two different runs: a run compared with itself shows nothing")
     built = _read_runs(args.export)
     report = compare_report(built.run(args.run_ids[0]), built.run(args.run_ids[1]))
     print(json.dumps(report) if args.json else format_compare_report(report))
+    return 0
+
+
+def _compare_configurations(args: argparse.Namespace) -> int:
+    if args.run_ids:
+        raise _UsageError("give either --run twice or --config twice, not both")
+    if len(args.configs) != 2:
+        raise _UsageError("compare needs --config exactly twice: --config X --config Y")
+    grouped = group_runs(list(_read_runs(args.export)))
+    report = configuration_compare_report(grouped, args.configs[0], args.configs[1])
+    print(json.dumps(report) if args.json else format_configuration_compare_report(report))
     return 0
 
 

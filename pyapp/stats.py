@@ -2,7 +2,8 @@
 
 Every rate gets a Wilson score interval; two runs on the same cases are compared
 with Newcombe's (1998) paired interval (his method 10) and an exact McNemar test;
-the median latency gets a seeded percentile bootstrap interval.
+the median latency gets a seeded percentile bootstrap interval, and the mean
+per-case difference of two configurations a paired one (DR-008).
 
 Standard library only and plain float arithmetic, so the browser (Pyodide) and
 the command line (CPython) print the same digits. Nothing here iterates over a
@@ -15,15 +16,17 @@ from __future__ import annotations
 import math
 import random
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 __all__ = [
+    "bootstrap_mean_ci",
     "bootstrap_median_ci",
     "interval_and_test_disagree",
     "mcnemar_exact",
     "newcombe_paired",
     "paired_disagreement_note",
+    "sign_test",
     "smallest_detectable_discordant",
     "wilson",
     "z_value",
@@ -155,6 +158,45 @@ def _percentile(sorted_values: Sequence[float], q: float) -> float:
     return below + (above - below) * frac
 
 
+def _check_resamples(resamples: int) -> None:
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
+        raise ValueError(f"resamples must be a positive integer, got {resamples!r}")
+
+
+def _bootstrap_limits(
+    data: list[float],
+    statistic: Callable[[list[float]], float],
+    resamples: int,
+    seed: int,
+    confidence: float,
+) -> tuple[float, float]:
+    """Percentile limits of ``statistic`` over ``resamples`` seeded resamples of the sorted ``data``.
+
+    Each resample takes len(data) indices i = floor(rng.random() * n) from
+    ``random.Random(seed)``, all indices of one resample before the next.
+    """
+    rng = random.Random(seed)
+    draw = rng.random
+    n = len(data)
+    last = n - 1
+    values = []
+    for _ in range(resamples):
+        # min() guards the float product against ever reaching n.
+        values.append(statistic([data[min(last, int(draw() * n))] for _ in range(n)]))
+    values.sort()
+    tail = (1.0 - confidence) / 2.0
+    return _percentile(values, tail), _percentile(values, 1.0 - tail)
+
+
+def _sorted_finite(values: Sequence[float]) -> list[float]:
+    data = sorted(float(v) for v in values)
+    if not data:
+        raise ValueError("no values to bootstrap")
+    if any(math.isnan(v) for v in data):
+        raise ValueError("values contain NaN")
+    return data
+
+
 def bootstrap_median_ci(
     values: Sequence[float],
     resamples: int = BOOTSTRAP_RESAMPLES,
@@ -172,29 +214,45 @@ def bootstrap_median_ci(
     Raises ValueError when ``values`` is empty (the page shows "no data").
     """
     _check_confidence(confidence)
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
-        raise ValueError(f"resamples must be a positive integer, got {resamples!r}")
-    data = sorted(float(v) for v in values)
-    n = len(data)
-    if n == 0:
-        raise ValueError("no values to bootstrap")
-    if any(math.isnan(v) for v in data):
-        raise ValueError("values contain NaN")
-    rng = random.Random(seed)
-    draw = rng.random
-    last = n - 1
-    medians = []
-    for _ in range(resamples):
-        # min() guards the float product against ever reaching n.
-        sample = [data[min(last, int(draw() * n))] for _ in range(n)]
-        medians.append(statistics.median(sample))
-    medians.sort()
-    tail = (1.0 - confidence) / 2.0
-    return (
-        statistics.median(data),
-        _percentile(medians, tail),
-        _percentile(medians, 1.0 - tail),
-    )
+    _check_resamples(resamples)
+    data = _sorted_finite(values)
+    low, high = _bootstrap_limits(data, statistics.median, resamples, seed, confidence)
+    return statistics.median(data), low, high
+
+
+def _mean(values: list[float]) -> float:
+    # fsum is correctly rounded, so the mean does not depend on the platform's summation order.
+    return math.fsum(values) / len(values)
+
+
+def bootstrap_mean_ci(
+    values: Sequence[float],
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    confidence: float = 0.95,
+) -> tuple[float, float, float]:
+    """Mean of ``values`` with a percentile bootstrap interval: (mean, low, high).
+
+    The same resampling as :func:`bootstrap_median_ci` (sorted values, the same seeded
+    indices, the same percentile rule); each resample's statistic is its mean, summed
+    with ``math.fsum``. Given the per-case differences of two configurations, this is
+    the paired bootstrap over cases (DR-008). Raises ValueError when ``values`` is empty.
+    """
+    _check_confidence(confidence)
+    _check_resamples(resamples)
+    data = _sorted_finite(values)
+    low, high = _bootstrap_limits(data, _mean, resamples, seed, confidence)
+    return _mean(data), low, high
+
+
+def sign_test(positive: int, negative: int) -> float:
+    """Exact two-sided sign test on the cases that moved: ``positive`` up, ``negative`` down.
+
+    Ties are left out before calling. Under no difference each moved case goes either way
+    with probability 1/2, the same binomial tail as the exact McNemar test, so this is
+    :func:`mcnemar_exact` under the name the per-case comparison of DR-008 uses.
+    """
+    return mcnemar_exact(positive, negative)
 
 
 def smallest_detectable_discordant(n_pairs: int = 20, alpha: float = 0.05) -> int | None:
