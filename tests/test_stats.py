@@ -500,6 +500,14 @@ out += [newcombe_paired(a, b, c, 20 - a - b - c) for a in range(0, 21, 3) for b 
 out += [mcnemar_exact(b, c) for b in range(21) for c in range(21)]
 out += [bootstrap_median_ci(LATENCIES), bootstrap_median_ci(LATENCIES, 500, 7, 0.8),
         smallest_detectable_discordant()]
+# DR-008: the paired bootstrap of per-case differences and the noise floor.
+from fractions import Fraction
+from pyapp.repeats import noise_floor
+from pyapp.stats import bootstrap_mean_ci
+thirds = [float(Fraction(i % 7 - 3, 3)) for i in range(20)]
+sixths = [float(Fraction(2, 3) - Fraction(i % 3, 2)) for i in range(20)]
+out += [bootstrap_mean_ci(thirds), bootstrap_mean_ci(sixths), bootstrap_mean_ci(LATENCIES, 700, 11, 0.9)]
+out += [noise_floor([i % 4 for i in range(20)], 3), noise_floor([i % 6 for i in range(20)], 5)]
 json.dumps(out)
 """
 
