@@ -15,6 +15,8 @@ from pyapp.report import compare_report, fmt_p, fmt_percent, fmt_points
 from pyapp.runs import Run
 from pyapp.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 
+ALPHA = 0.05
+
 
 def _points(x: float) -> str:
     """A size in points, unsigned: 0.123 -> "12.3 points"."""
@@ -81,6 +83,28 @@ def _floor_sentence(name: str, side: dict, difference: float) -> tuple[bool | No
                     f"(±{_points(floor['floor_mean'])}).")
 
 
+def _disagreement_note(figures: dict) -> str | None:
+    """A sentence when the bootstrap interval and the sign test reach different verdicts, else None.
+
+    With few cases that moved, all one way, the bootstrap interval can leave out zero while
+    the exact test cannot reach p < 0.05 (DR-006 rejected the bootstrap for single runs for this).
+    """
+    if figures["method"] != "bootstrap":
+        return None  # the run comparison carries its own note
+    low, high = figures["interval"]
+    interval_differs = low > 0.0 or high < 0.0
+    test_differs = figures["sign_p"] < ALPHA
+    if interval_differs == test_differs:
+        return None
+    moved = len(figures["better"]) + len(figures["worse"])
+    if interval_differs:
+        return (f"The interval leaves out zero, yet the exact sign test gives p = {fmt_p(figures['sign_p'])}: "
+                f"only {moved} cases moved, and the bootstrap over so few understates the doubt, "
+                "so read the gap as a hint, not as settled.")
+    return (f"The exact sign test gives p = {fmt_p(figures['sign_p'])}, below {ALPHA:.2g}, yet the interval "
+            "still includes zero: read the gap as a hint, not as settled.")
+
+
 def configuration_compare_report(grouped: Grouped, x_name: str, y_name: str) -> dict:
     """Configuration Y against configuration X (each named by its id or one of its runs' ids)."""
     gx, gy = grouped.find(x_name), grouped.find(y_name)
@@ -88,7 +112,8 @@ def configuration_compare_report(grouped: Grouped, x_name: str, y_name: str) -> 
         raise ValueError("both names are the same configuration: choose two different ones")
     x, y = _group_report(gx), _group_report(gy)
     figures = compare_tables(verdict_table(gx.runs), verdict_table(gy.runs))
-    report = {"x": x, "y": y, "comparison": figures, "inside_floor": {"x": None, "y": None}, "floor_text": []}
+    report = {"x": x, "y": y, "comparison": figures, "inside_floor": {"x": None, "y": None}, "floor_text": [],
+              "note": None}
     single = None
     if figures["method"] == "newcombe":
         single = compare_report(gx.runs[0], gy.runs[0])
@@ -108,6 +133,7 @@ def configuration_compare_report(grouped: Grouped, x_name: str, y_name: str) -> 
         test = "exact McNemar" if single is not None else "exact sign test"
         shown["test"] = (f"{test} p = {fmt_p(figures['sign_p'])} "
                          f"({len(figures['better'])} better against {len(figures['worse'])} worse)")
+        report["note"] = _disagreement_note(figures)
         for key, name, side in (("x", "X", x), ("y", "Y", y)):
             inside, text = _floor_sentence(name, side, figures["difference"])
             report["inside_floor"][key] = inside
@@ -159,6 +185,8 @@ def format_configuration_compare_report(report: dict) -> str:
     if figures["not_paired"]:
         lines.append(f"not compared (not counted in every run of both): {', '.join(figures['not_paired'])}")
     lines.extend(report["floor_text"])
+    if report["note"]:
+        lines.append(report["note"])
     if "runs" in report:
         lines.append(report["runs"]["summary"])
     return "\n".join(lines)

@@ -110,6 +110,10 @@ def test_compare_configurations_on_the_command_line(log, capsys):
     # +10.0 points against floors of ±6.5 (X, 3 runs) and ±9.8 (Y, 2 runs): outside both.
     assert expected["inside_floor"] == {"x": False, "y": False}
     assert "The difference is outside X's noise floor for means of 3 runs (±6.5 points)." in text
+    # Four cases moved, all one way: the bootstrap interval leaves out zero, the exact test does not agree.
+    low, high = c["interval"]
+    assert low > 0 and c["sign_p"] > 0.05
+    assert expected["note"] and "p = 0.125" in expected["note"] and expected["note"] in text
 
 
 def test_single_run_configurations_keep_the_run_comparison(capsys, tmp_path):
@@ -146,3 +150,15 @@ def test_compare_config_bad_names_are_one_clear_line(log, capsys, names, fragmen
     assert main(["compare", str(path), "--config", names[0], "--config", names[1]]) == 1
     err = capsys.readouterr().err
     assert fragment in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("interval", "p", "says"), [
+    ((0.01, 0.2), 0.125, "leaves out zero"), ((-0.01, 0.2), 0.01, "still includes zero"),
+    ((0.01, 0.2), 0.01, None), ((-0.1, 0.2), 0.5, None),
+], ids=["interval-only", "test-only", "both-differ", "neither"])
+def test_disagreement_note_only_when_interval_and_test_disagree(interval, p, says):
+    from pyapp.repeat_report import _disagreement_note
+
+    figures = {"method": "bootstrap", "interval": list(interval), "sign_p": p, "better": ["C01"], "worse": []}
+    note = _disagreement_note(figures)
+    assert (note is None) if says is None else (says in note)
