@@ -22,13 +22,23 @@ Actions (:class:`pyapp.vocabulary.Action`) and the fields each one sets (besides
 splitting line; ``bound`` is the best distance so far (nearest) or the radius.
 ``axis`` is 0 for longitude and 1 for latitude; ``side`` is ``"low"`` (points
 with a smaller coordinate on the axis) or ``"high"`` (equal or larger).
+
+A search records each step as a plain tuple (:data:`ROW_FIELDS`); :class:`Trace`
+turns a row into a :class:`Step` only when a step is read, because building a
+frozen dataclass per step took most of a traced search's time (DR-004).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
+from typing import overload
 
 AXIS_NAMES = ("lon", "lat")
+
+# The fields of a recorded row, in order: every field of Step except ``index``,
+# which is the row's position plus one.
+ROW_FIELDS = ("action", "node_id", "depth", "axis", "split", "lon", "lat", "distance", "side", "gap", "bound")
 
 
 @dataclass(frozen=True)
@@ -55,3 +65,53 @@ class Step:
     @classmethod
     def from_dict(cls, data: dict) -> Step:
         return cls(**data)
+
+
+class Trace(Sequence):
+    """The steps of one search, kept as rows; reading an item builds its :class:`Step`.
+
+    Equal to any sequence of the same steps (a tuple of Steps included).
+    """
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: Sequence[tuple]) -> None:
+        self.rows = tuple(rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Step: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Step, ...]: ...
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return tuple(Step(i + 1, *self.rows[i]) for i in range(*index.indices(len(self.rows))))
+        if index < 0:
+            index += len(self.rows)
+        if not 0 <= index < len(self.rows):
+            raise IndexError("trace step out of range")
+        return Step(index + 1, *self.rows[index])
+
+    def __iter__(self) -> Iterator[Step]:
+        return (Step(i, *row) for i, row in enumerate(self.rows, 1))
+
+    def actions(self) -> Iterator[str]:
+        """Each step's action, without building the steps."""
+        return (row[0] for row in self.rows)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Trace):
+            return self.rows == other.rows
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.rows)
+
+    def __repr__(self) -> str:
+        return f"Trace({len(self.rows)} steps)"
