@@ -652,6 +652,9 @@ class Origin:
     written: str
 
 
+TEMPLATE_CACHE = Path(".cache") / "jinja"  # under the project folder, ignored by git
+
+
 class Renderer:
     """The Jinja2 templates, with the helpers every page gets (root, asset, link).
 
@@ -661,8 +664,12 @@ class Renderer:
 
     def __init__(self, root: Path, static: dict[str, bytes]):
         self.root = root
+        cache = root / TEMPLATE_CACHE
+        cache.mkdir(parents=True, exist_ok=True)
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(root / "site_src" / "templates"),
+            # Compiled templates are kept between builds, keyed by each template's source checksum.
+            bytecode_cache=jinja2.FileSystemBytecodeCache(str(cache)),
             autoescape=True,
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,

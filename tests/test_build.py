@@ -11,6 +11,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import jinja2
 import pytest
 
 import build
@@ -364,3 +365,23 @@ def test_snapshot_differences_name_missing_and_extra_files_and_show_a_diff(tmp_p
     assert "-<h1>Title</h1>\n+<h1>New title</h1>\n <p>Same</p>\n" in report[2]
     assert report[3] == "binary file differs: same.bin (2 bytes in the snapshot, 3 built)"
     assert len(report) == 4
+
+
+def test_second_build_loads_compiled_templates_from_the_cache(project, tmp_path, monkeypatch):
+    compiled = []
+    compile_source = jinja2.Environment.compile
+
+    def counting(self, source, name=None, filename=None, raw=False, defer_init=False):
+        compiled.append(name)
+        return compile_source(self, source, name, filename, raw, defer_init)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", counting)
+    first = build.build(project, tmp_path / "a")
+    assert "base.html.j2" in compiled and None not in compiled  # the project's pages are Markdown
+    assert len(list((project / build.TEMPLATE_CACHE).iterdir())) == len(compiled)
+    compiled.clear()
+    assert build.build(project, tmp_path / "b") == first
+    assert compiled == []
+    add_to_template(project, "page.html.j2", "<!-- changed -->")
+    assert "<!-- changed -->" in build.build(project, tmp_path / "c")["index.html"].decode()
+    assert compiled == ["page.html.j2"]
