@@ -68,15 +68,22 @@ class Step:
 
 
 class Trace(Sequence):
-    """The steps of one search, kept as rows; reading an item builds its :class:`Step`.
+    """The steps of one search, kept as rows; the :class:`Step` objects are built when first read.
 
     Equal to any sequence of the same steps (a tuple of Steps included).
     """
 
-    __slots__ = ("rows",)
+    __slots__ = ("rows", "_steps")
 
     def __init__(self, rows: Sequence[tuple]) -> None:
         self.rows = tuple(rows)
+        self._steps: tuple[Step, ...] | None = None
+
+    def steps(self) -> tuple[Step, ...]:
+        """Every step, built once and kept: the page and the prompt read a trace more than once."""
+        if self._steps is None:
+            self._steps = tuple(Step(i, *row) for i, row in enumerate(self.rows, 1))
+        return self._steps
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -88,8 +95,8 @@ class Trace(Sequence):
     def __getitem__(self, index: slice) -> tuple[Step, ...]: ...
 
     def __getitem__(self, index):
-        if isinstance(index, slice):
-            return tuple(Step(i + 1, *self.rows[i]) for i in range(*index.indices(len(self.rows))))
+        if self._steps is not None or isinstance(index, slice):
+            return self.steps()[index]
         if index < 0:
             index += len(self.rows)
         if not 0 <= index < len(self.rows):
@@ -97,7 +104,7 @@ class Trace(Sequence):
         return Step(index + 1, *self.rows[index])
 
     def __iter__(self) -> Iterator[Step]:
-        return (Step(i, *row) for i, row in enumerate(self.rows, 1))
+        return iter(self.steps())
 
     def actions(self) -> Iterator[str]:
         """Each step's action, without building the steps."""
@@ -107,7 +114,7 @@ class Trace(Sequence):
         if isinstance(other, Trace):
             return self.rows == other.rows
         if isinstance(other, Sequence) and not isinstance(other, str):
-            return tuple(self) == tuple(other)
+            return self.steps() == tuple(other)
         return NotImplemented
 
     def __hash__(self) -> int:

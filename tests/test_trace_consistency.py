@@ -144,6 +144,7 @@ def test_search_records_plain_rows_and_builds_steps_on_reading():
     assert all(type(row) is tuple and len(row) == len(ROW_FIELDS) for row in trace.rows)
     steps = tuple(trace)
     assert all(type(step) is Step for step in steps)
+    assert tuple(trace)[5] is steps[5] and trace[5] is steps[5]  # built once, however often read
     assert [step.index for step in steps] == list(range(1, len(steps) + 1))
     assert steps == trace and trace == list(steps) and trace != steps[:-1]
     assert trace[-1] == steps[-1] and trace[3:7] == steps[3:7] and trace[:14] == steps[:14]
