@@ -17,6 +17,7 @@ import argparse
 import datetime as dt
 import functools
 import hashlib
+import html
 import html.parser
 import json
 import posixpath
@@ -75,10 +76,19 @@ class Record:
     source: str  # path relative to the project root, e.g. decisions/DR-001-site-generator.md
     key_lines: dict[str, int] = field(default_factory=dict)  # front matter key -> its line in the file
     html: str = ""  # the rendered Markdown body, filled in by load_site
+    contents: tuple[tuple[str, str], ...] = ()  # (id, text) of each section heading, filled in by load_site
 
     @property
     def url(self) -> str:
         return f"decisions/{self.id}/index.html"
+
+    @property
+    def summary(self) -> str:
+        """The first paragraph of the record's Context as plain text, for the feed."""
+        match = re.search(r'<h2 id="context">.*?</h2>\s*<p>(.*?)</p>', self.html, flags=re.DOTALL)
+        if match is None:
+            return f"Status: {self.status}"
+        return " ".join(html.unescape(re.sub(r"<[^>]+>", "", match.group(1))).split())
 
 
 @dataclass
@@ -494,6 +504,41 @@ def source_line(document: Record | Page, clues: tuple[str, ...]) -> int:
     return document.body_line
 
 
+LIST_MARKER = re.compile(r"([-*+]|\d+\.)\s")
+
+
+def list_indent_problems(document: Record | Page) -> list[Problem]:
+    """A problem for each list whose Markdown Python-Markdown reads otherwise than it looks (DR-001).
+
+    Python-Markdown nests a block in a list item only when it is indented by four spaces: with
+    fewer, a nested list is flattened into its parent, and a table or paragraph after a blank line
+    ends the list. And a block nested after a blank line takes every line up to the next blank
+    line, so the items that follow it without one run together into a paragraph with literal dashes.
+    """
+    problems, in_list, nested, after_blank, fenced = [], False, False, False, False
+    for number, line in enumerate(document.body.split("\n"), start=document.body_line):
+        if re.match(r"\s{0,3}(```|~~~)", line):
+            fenced = not fenced
+        if fenced or not line.strip():
+            after_blank = not fenced and not line.strip()
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        if indent == 0:
+            marker = bool(LIST_MARKER.match(line))
+            if marker and in_list and nested and not after_blank:
+                message = "this list item follows a block nested in the item before it: put a blank line before it"
+                problems.append(Problem(document.source, number, message))
+            in_list, nested = marker, False
+        elif in_list and indent < 4 and (after_blank or LIST_MARKER.match(line.lstrip())):
+            message = (f"this line inside a list item is indented by {indent} space(s); indent it by 4, "
+                       "or Python-Markdown ends or flattens the list here")
+            problems.append(Problem(document.source, number, message))
+        elif in_list and after_blank:
+            nested = True
+        after_blank = False
+    return problems
+
+
 def load_site(root: Path = ROOT) -> Site:
     """Read and validate everything; raise BuildFailed listing every problem."""
     problems: list[Problem] = []
@@ -516,9 +561,12 @@ def load_site(root: Path = ROOT) -> Site:
     markdown_renderer = MarkdownRenderer({r.id for r in records})
     for document in [*records, *(page for page in pages if page.kind == "markdown")]:
         document.html, missing = markdown_renderer.convert(document.body, document.url)
+        if isinstance(document, Record):
+            document.contents = markdown_renderer.sections()
         problems += [Problem(document.source, prose_line(document, mention), f"reference to missing record {mention}")
                      for mention in missing]
         problems += refused_html(document)
+        problems += list_indent_problems(document)
     site = Site(records, pages)
     try:
         site.static = collect_static(root)
@@ -641,6 +689,16 @@ class MarkdownRenderer:
         self.md.reset()
         self.record_links.page_url = url
         return self.md.convert(text), self.record_links.missing
+
+    def sections(self) -> tuple[tuple[str, str], ...]:
+        """The (id, text) of each second-level heading of the last document converted, for its contents."""
+        found, tokens = [], list(self.md.toc_tokens)
+        while tokens:
+            token = tokens.pop(0)
+            if token["level"] == 2:
+                found.append((token["id"], token["name"]))
+            tokens[:0] = token["children"]
+        return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -825,7 +883,7 @@ def atom_feed(records: list[Record]) -> str:
         ET.SubElement(entry, f"{{{atom}}}id").text = f"tag:kd-tree-explorer,2026:{record.id}"
         ET.SubElement(entry, f"{{{atom}}}link", {"rel": "alternate", "href": f"{record.id}/"})
         ET.SubElement(entry, f"{{{atom}}}updated").text = f"{record.date.isoformat()}T00:00:00Z"
-        ET.SubElement(entry, f"{{{atom}}}summary").text = f"Status: {record.status}"
+        ET.SubElement(entry, f"{{{atom}}}summary").text = record.summary
         for tag in record.tags:
             ET.SubElement(entry, f"{{{atom}}}category", {"term": tag})
     ET.indent(feed)

@@ -192,6 +192,15 @@ BROKEN = [
      "site_src/pages/more.html:6: broken internal link 'gone/index.html'"),
     ("markdown-page-link", lambda r: add_page(r, "more.md", "# More\n\n[Gone](../gone/)\n"),
      "site_src/pages/more.md:6: broken internal link '../gone/'"),
+    # Python-Markdown nests a block in a list item only at four spaces (DR-001)
+    ("table-in-a-list-item-at-two-spaces",
+     lambda r: write_record(r, "DR-003", body="- one\n\n  | a | b |\n  |---|---|\n  | 1 | 2 |\n\n- two"),
+     "decisions/DR-003-thing.md:11: this line inside a list item is indented by 2 space(s); indent it by 4"),
+    ("nested-list-at-two-spaces", lambda r: add_page(r, "more.md", "# More\n\n- one\n  - inner\n"),
+     "site_src/pages/more.md:7: this line inside a list item is indented by 2 space(s)"),
+    ("list-item-right-after-a-nested-block",
+     lambda r: add_page(r, "more.md", "# More\n\n- one\n\n    Nested.\n- two\n"),
+     "site_src/pages/more.md:9: this list item follows a block nested in the item before it: put a blank line"),
 ]
 
 
@@ -248,6 +257,52 @@ def test_command_line_exits_non_zero_and_names_the_file(project):
     assert done.returncode == 1
     assert "decisions/DR-003-thing.md:4: unknown status 'Finished'" in done.stderr
     assert not (project / "dist").exists()
+
+
+LIST_WITH_TABLE = """- **First.** Measured:
+
+    | a | b |
+    |---|---|
+    | 1 | 2 |
+
+    After the table.
+
+- **Second.** More.
+- **Third.** Last.
+"""
+
+
+def test_a_table_in_a_list_item_keeps_the_items_after_it_apart(project, tmp_path):
+    write_record(project, "DR-003", body=LIST_WITH_TABLE)
+    html = build.build(project, tmp_path / "dist")["decisions/DR-003/index.html"].decode()
+    items = re.findall(r"<li>(.*?)</li>", html.split('class="toc"')[1].split("</nav>")[1], flags=re.DOTALL)
+    assert len(items) == 3, items
+    assert "<table>" in items[0] and "After the table." in items[0]
+    assert "Second." in items[1] and "- " not in items[1]
+
+
+def test_real_records_have_no_list_items_run_together(dist):
+    for page in sorted((dist / "decisions").glob("DR-*/index.html")):
+        html = page.read_text(encoding="utf-8")
+        paragraphs = re.findall(r"<p>(.*?)</p>", html, flags=re.DOTALL)
+        assert [p for p in paragraphs if re.search(r"\n- ", p)] == [], page
+    dr001 = (dist / "decisions" / "DR-001" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r"<li>(?:(?!</li>).)*<table>", dr001, flags=re.DOTALL)
+
+
+def test_a_record_has_a_table_of_contents_linking_its_sections(project, tmp_path):
+    html = build.build(project, tmp_path / "dist")["decisions/DR-001/index.html"].decode()
+    contents = html.split('<nav class="toc" aria-label="Contents">')[1].split("</nav>")[0]
+    assert re.findall(r'href="#([a-z-]+)"', contents) == [
+        "context", "decision", "options-considered", "why", "what-happened", "what-id-change"]
+
+
+def test_feed_entries_summarise_the_records_context(project, tmp_path):
+    write_record(project, "DR-003", body="The *first* paragraph, with `code` & more.\n\nThe second.", day=3)
+    feed = ET.fromstring(build.build(project, tmp_path / "dist")["decisions/feed.xml"])
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    summary = feed.find("a:entry", ns).find("a:summary", ns).text
+    assert summary == "The first paragraph, with code & more."
 
 
 def test_feed_is_atom_with_one_entry_per_record(project, tmp_path):
