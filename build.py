@@ -19,11 +19,13 @@ import functools
 import hashlib
 import html
 import html.parser
+import itertools
 import json
 import posixpath
 import re
 import shutil
 import sys
+import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +39,8 @@ from pyapp_wheel import build_wheel
 
 ROOT = Path(__file__).resolve().parent
 SITE_TITLE = "K-d Tree Explorer"
+SITE_DESCRIPTION = ("How a k-d tree answers nearest-neighbour and radius searches, step by step, over real "
+                    "business locations in Helsinki; with AI explanations checked against the search.")
 STATUSES = ("Proposed", "Accepted", "Superseded", "Deprecated")
 RECORD_SECTIONS = ("Context", "Decision", "Options considered", "Why", "What happened", "What I'd change")
 RECORD_FILE = re.compile(r"^(DR-\d{3,})-[a-z0-9]+(?:-[a-z0-9]+)*\.md$")
@@ -101,6 +105,7 @@ class Page:
     body_line: int = 1
     scripts: tuple[str, ...] = ()
     html: str = ""  # the rendered Markdown body of a markdown page, filled in by load_site
+    description: str = SITE_DESCRIPTION  # the page's meta description (front matter 'description')
 
 
 @dataclass
@@ -342,7 +347,8 @@ def load_pages(src: Path, root: Path) -> tuple[list[Page], list[Problem]]:
             continue
         rel = path.relative_to(root).as_posix()
         stem = path.relative_to(src / "pages").with_suffix("").as_posix()
-        url = "index.html" if stem == "index" else f"{stem}/index.html"
+        # 404.html sits at the root, where hosts look for it; its links are written for the root.
+        url = f"{stem}.html" if stem in ("index", "404") else f"{stem}/index.html"
         text, found = read_source(path, rel)
         if text is None:
             problems += found
@@ -356,12 +362,17 @@ def load_pages(src: Path, root: Path) -> tuple[list[Page], list[Problem]]:
                 found.append(Problem(rel, 2, f"front matter is not valid YAML: {exc}"))
         if not isinstance(meta, dict) or not isinstance(meta.get("title"), str):
             found.append(Problem(rel, 1, "page front matter needs a 'title'"))
+        elif not isinstance(meta.get("description", ""), str):
+            found.append(Problem(rel, _key_line(front, "description"), "a page's 'description' must be text"))
         problems += found
         if found:
             continue
         kind = "markdown" if path.suffix == ".md" else "template"
         scripts = tuple(meta.get("scripts", ()))
-        pages.append(Page(rel, url, meta["title"], kind, body, body_line, scripts))
+        page = Page(rel, url, meta["title"], kind, body, body_line, scripts)
+        if meta.get("description", "").strip():
+            page.description = " ".join(meta["description"].split())
+        pages.append(page)
     return pages, problems
 
 
@@ -777,6 +788,20 @@ class Renderer:
         )
 
 
+def wrap_tables(text: str) -> str:
+    """Put each table of rendered Markdown in a focusable region that scrolls sideways on a narrow
+    screen, so the page never does; its label, unique on the page, numbers it and names its columns."""
+    number = itertools.count(1)
+
+    def wrap(match: re.Match) -> str:
+        headers = [re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<th[^>]*>(.*?)</th>", match.group(0), re.DOTALL)]
+        label = f"Table {next(number)}: " + ", ".join(h.strip() for h in headers)
+        return (f'<div class="table-wrap" tabindex="0" role="region" aria-label="{label.replace(chr(34), "&quot;")}">'
+                f"{match.group(0)}</div>")
+
+    return re.sub(r"<table>.*?</table>", wrap, text, flags=re.DOTALL)
+
+
 def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
     """Every output file of the site, by path relative to dist/."""
     renderer = Renderer(root, site.static)
@@ -796,19 +821,23 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
         emit(
             record.url,
             renderer.render(
-                "record.html.j2", record.url, record=record, content=record.html, by_id=by_id,
+                "record.html.j2", record.url, record=record, content=wrap_tables(record.html), by_id=by_id,
                 source_name=Path(record.source).name, title=f"{record.id}: {record.title}",
+                description=textwrap.shorten(record.summary, 200, placeholder="…"),
             ),
         )
         emit(f"decisions/src/{Path(record.source).name}", (root / record.source).read_bytes())
     emit("decisions/index.html", renderer.render("records.html.j2", "decisions/index.html", records=site.records,
-                                                 title="Decision records"))
+                                                 title="Decision records",
+                                                 description="Every design decision of the site, why it was "
+                                                             "made, and what was measured afterwards."))
     emit("decisions/feed.xml", atom_feed(site.records))
     for page in site.pages:
         if page.kind == "markdown":
-            html = renderer.render("page.html.j2", page.url, title=page.title, content=page.html)
+            html = renderer.render("page.html.j2", page.url, title=page.title, content=wrap_tables(page.html),
+                                   description=page.description)
         else:
-            html = renderer.render(page, page.url, title=page.title)
+            html = renderer.render(page, page.url, title=page.title, description=page.description)
         emit(page.url, html)
     documents = {document.url: document for document in [*site.records, *site.pages]}
     problems = renderer.problems + broken_links(out, documents, renderer.origins)

@@ -184,7 +184,7 @@ BROKEN = [
     ("template-asset-call", lambda r: add_to_template(r, "page.html.j2", "<img src=\"{{ asset('static/no.png') }}\">"),
      "site_src/templates/page.html.j2:3: asset 'static/no.png' is not a file of the site"),
     ("template-written-absolute-url", lambda r: add_to_template(r, "records.html.j2", "<a href=\"/about/\">x</a>"),
-     "decisions/index.html:26: absolute link '/about/': links must be relative, written by the templates of this page"),
+     "decisions/index.html:27: absolute link '/about/': links must be relative, written by the templates of this page"),
     ("template-page-literal-link", lambda r: add_page(r, "more.html", TEMPLATE_PAGE.replace("{}", "<a href=gone/>")),
      "site_src/pages/more.html:6: broken internal link 'gone/'"),
     ("template-page-link-call", lambda r: add_page(r, "more.html", TEMPLATE_PAGE.replace(
@@ -419,3 +419,11 @@ def test_snapshot_differences_name_missing_and_extra_files_and_show_a_diff(tmp_p
     assert "-<h1>Title</h1>\n+<h1>New title</h1>\n <p>Same</p>\n" in report[2]
     assert report[3] == "binary file differs: same.bin (2 bytes in the snapshot, 3 built)"
     assert len(report) == 4
+
+
+def test_real_site_pages_have_a_meta_description_and_a_404_page_the_hosts_use(dist):
+    for page in sorted(dist.rglob("*.html")):
+        found = re.findall(r'<meta name="description" content="([^"]{40,})">', page.read_text(encoding="utf-8"))
+        assert len(found) == 1, page
+    assert "<h1 id=\"page-not-found\">Page not found</h1>" in (dist / "404.html").read_text(encoding="utf-8")
+    assert "ErrorDocument 404 /404.html" in (dist / ".htaccess").read_text()
