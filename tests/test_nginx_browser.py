@@ -191,4 +191,4 @@ def test_readme_server_block_serves_the_sites_404_page(nginx, prefix):
     assert missing.value.code == 404
     body = missing.value.read().decode()
     assert "<h1 id=\"page-not-found\">Page not found</h1>" in body
-    assert 'href="static/css/site.css?v=' in body
+    assert 'href="./static/css/site.css?v=' in body
