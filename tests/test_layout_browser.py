@@ -3,6 +3,9 @@ violations at a phone's and a laptop's width, and the evaluation page's tables w
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -136,5 +139,30 @@ def test_base_url_field_shows_only_for_an_openai_compatible_server(browser, site
         for provider, shown in (("anthropic", False), ("openai-compatible", True), ("openai", False)):
             page.select_option("#provider", provider)
             assert page.is_visible("#base-url") is shown, provider
+    finally:
+        context.close()
+
+
+def test_per_case_table_gives_each_failing_checks_reason_as_the_command_line_does(browser, site, tmp_path):
+    context, page = page_at(browser)
+    try:
+        open_with_runs(page, site, tmp_path)
+        page.locator(f"#runs tr[data-run='{LONG_RUNS[1]}'] button").click()
+        page.wait_for_selector(f"#run-detail[data-run='{LONG_RUNS[1]}']")
+        rows = {r.locator("td").first.inner_text(): r for r in page.locator("#case-table tbody tr").all()}
+        printed = subprocess.run([sys.executable, "-m", "pyapp", "report", str(tmp_path / "long-runs.json"),
+                                  "--run", LONG_RUNS[1]], capture_output=True, text=True, check=True).stdout
+        failures, case_id = [], None
+        for line in printed.splitlines():
+            if re.match(r"  C\d\d ", line):
+                case_id = line.split()[0]
+            elif line.strip().startswith("FAIL"):
+                failures.append((case_id, line.strip().removeprefix("FAIL").strip()))
+        assert len(failures) >= len(WRONG_CLAIMS)
+        for case_id, reason in failures:
+            assert reason in rows[case_id].locator("td").last.inner_text(), (case_id, reason)
+            outcome = rows[case_id].locator("td").nth(1)
+            assert outcome.inner_text() == "not grounded"  # said in words, coloured as well
+            assert outcome.locator("span").get_attribute("class") == "outcome-not_grounded"
     finally:
         context.close()

@@ -137,9 +137,15 @@ async function showRunDetail(runId) {
   }
   detail.append(element("h4", "Per case"));
   const checkNames = ["result", "distance", "nodes_visited", "subtrees_pruned", "cited_steps"];
-  detail.append(table("Outcomes per case", ["Case", "Outcome", ...checkNames, "Detail"], run.cases.map((c) => {
-    const passed = Object.fromEntries(c.checks.map((check) => [check.name, check.passed ? "pass" : "fail"]));
-    return [c.case_id, c.outcome_text, ...checkNames.map((n) => passed[n] ?? "–"), c.detail];
+  detail.append(table("Outcomes per case", ["Case", "Outcome", ...checkNames, "Why"], run.cases.map((c) => {
+    const passed = Object.fromEntries(c.checks.map((check) => [check.name, check.passed]));
+    const marks = checkNames.map((n) => (n in passed
+      ? element("span", passed[n] ? "pass" : "FAIL", { class: passed[n] ? "check-pass" : "check-fail" }) : "–"));
+    const why = element("ul", null, { class: "reasons" });
+    for (const reason of c.failed_reasons) why.append(element("li", reason));
+    if (c.detail) why.append(element("li", c.detail));
+    const outcome = element("span", c.outcome_text, { class: `outcome-${c.outcome ?? c.status}` });
+    return [c.case_id, outcome, ...marks, why.children.length ? why : "–"];
   }), { id: "case-table" }));
 }
 
