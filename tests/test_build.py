@@ -427,3 +427,21 @@ def test_real_site_pages_have_a_meta_description_and_a_404_page_the_hosts_use(di
         assert len(found) == 1, page
     assert "<h1 id=\"page-not-found\">Page not found</h1>" in (dist / "404.html").read_text(encoding="utf-8")
     assert "ErrorDocument 404 /404.html" in (dist / ".htaccess").read_text()
+
+
+def test_real_evaluation_page_explains_each_method_in_a_sentence_and_links_dr_006(dist):
+    html = (dist / "ai-eval" / "index.html").read_text(encoding="utf-8")
+    methods = html.split('<dl class="methods">')[1].split("</dl>")[0]
+    terms = re.findall(r"<dt>(.*?)</dt>", methods)
+    assert terms == ["Wilson interval", "Newcombe's method 10", "Exact McNemar test",
+                     "Bootstrap interval of the median latency"], terms
+    assert all(len(d.split()) >= 12 for d in re.findall(r"<dd>(.*?)</dd>", methods, flags=re.DOTALL))
+    assert '<a href="../decisions/DR-006/">DR-006</a>' in html
+
+
+def test_real_home_page_sends_explaining_a_search_to_the_explorer(dist):
+    html = (dist / "index.html").read_text(encoding="utf-8")
+    explorer_item = next(li for li in re.findall(r"<li>(.*?)</li>", html, flags=re.DOTALL) if "Explorer" in li)
+    assert "explain the search" in explorer_item
+    eval_item = next(li for li in re.findall(r"<li>(.*?)</li>", html, flags=re.DOTALL) if "AI evaluation" in li)
+    assert "explain a" not in eval_item
