@@ -13,6 +13,7 @@ import math
 from .geodata import businesses_by_id
 from .kdtree import HIGH, LOW, build_tree
 from .search import SearchResult, search
+from .touched_tree import touched_tree
 from .trace import BEST, DISTANCE, FAR_PRUNE, FAR_VISIT, NEAR, REPORT, VISIT, Step
 
 AXIS_LABEL = ("longitude", "latitude")
@@ -123,4 +124,4 @@ def search_view(order: str, kind: str, lon: float, lat: float, radius: float | N
         count = len(data["result"])
         summary = (f"{count} {'business' if count == 1 else 'businesses'} within {degrees(radius)}°"
                    if count else "no business in range")
-    return {**data, "steps": steps, "result_text": summary}
+    return {**data, "steps": steps, "result_text": summary, "touched": touched_tree(tree, result.trace)}

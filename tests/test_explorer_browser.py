@@ -266,3 +266,23 @@ def test_a_query_off_the_map_gets_a_message_and_keeps_the_search(watched, site):
     page.fill("#lon", "24.9445")
     page.click("#run-search")
     page.wait_for_selector("#query-message:empty", state="attached")
+
+
+def test_tree_view_agrees_with_the_cli_and_jumps_to_a_node_step(watched, site):
+    page = open_explorer(watched, site, 1280, 800)
+    page.select_option("#order", "shuffled")
+    page.wait_for_selector("#step-caption[data-step='1']")
+    expected = cli_trace("shuffled", "nearest", "24.9445", "60.1705")
+    visits = {str(s["node_id"]): s["index"] for s in expected["trace"] if s["action"] == "visit"}
+    shown = page.eval_on_selector_all("#tree-view .node", "dots => dots.map(d => [d.dataset.node, d.dataset.step])")
+    assert {node: int(step) for node, step in shown} == visits
+    assert page.locator("#tree-view .stub").count() == expected["counts"]["subtrees_pruned"]
+    assert page.get_attribute("#tree-view .node.current", "data-node") == str(expected["trace"][0]["node_id"])
+    assert inside_viewport(page, "#tree-view .node.current")
+    deepest = max(visits, key=visits.get)
+    page.click(f"#tree-view .node[data-node='{deepest}']")
+    assert page.get_attribute("#step-caption", "data-step") == str(visits[deepest])
+    assert page.get_attribute("#tree-view .node.current", "data-node") == deepest
+    assert inside_viewport(page, "#tree-view .node.current")
+    seen = page.locator("#tree-view .node.seen").count()
+    assert seen == sum(1 for step in visits.values() if step <= visits[deepest])

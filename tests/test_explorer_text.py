@@ -101,3 +101,23 @@ def test_the_map_area_holds_every_business_and_is_what_the_page_draws():
                for n in view["nodes"])
     corner = search_view("file", "nearest", area["min_lon"], area["max_lat"])
     assert corner["result"] is not None
+
+
+@pytest.mark.parametrize("search", SEARCHES, ids=IDS)
+def test_touched_tree_is_the_visited_nodes_and_one_stub_per_skipped_subtree(search):
+    shown = search_view(*search)
+    touched = shown["touched"]
+    visits = {s["node_id"]: s["index"] for s in shown["trace"] if s["action"] == "visit"}
+    prunes = {(s["node_id"], s["side"]): s["index"] for s in shown["trace"] if s["action"] == FAR_PRUNE}
+    assert {n["id"]: n["step"] for n in touched["nodes"]} == visits
+    assert {(p["parent"], p["side"]): p["step"] for p in touched["pruned"]} == prunes
+    # Visited nodes and skipped subtrees partition the whole tree.
+    assert len(visits) + sum(p["size"] for p in touched["pruned"]) == shown["tree"]["size"]
+    columns = sorted([n["column"] for n in touched["nodes"]] + [p["column"] for p in touched["pruned"]])
+    assert columns == list(range(touched["columns"]))
+    tree = build_tree(search[0])
+    for node in touched["nodes"]:
+        assert node["depth"] == tree.node(node["id"]).depth
+        if node["parent"] is not None:
+            parent = next(n for n in touched["nodes"] if n["id"] == node["parent"])
+            assert (node["column"] < parent["column"]) == (node["side"] == "low")

@@ -63,6 +63,64 @@ function keepInList(item) {
   }
 }
 
+// The touched part of the tree (pyapp.touched_tree): columns and rows scaled to pixels.
+const COLUMN = 16;
+const ROW = 26;
+const PAD = 12;
+
+function drawTouched() {
+  const touched = view.touched;
+  const at = (column, depth) => [PAD + column * COLUMN + COLUMN / 2, PAD + depth * ROW];
+  const tv = $("tree-view");
+  tv.replaceChildren();
+  const width = touched.columns * COLUMN + 2 * PAD;
+  const height = (touched.depth + 1) * ROW + 2 * PAD;
+  for (const [key, value] of Object.entries({ width, height, viewBox: `0 0 ${width} ${height}` })) {
+    tv.setAttribute(key, value);
+  }
+  const edges = svg("g", {}, tv);
+  const marks = svg("g", {}, tv);
+  const byId = new Map(touched.nodes.map((node) => [node.id, node]));
+  const jump = (element, step) => element.addEventListener("click", () => showStep(step));
+  for (const node of touched.nodes) {
+    const [x, y] = at(node.column, node.depth);
+    if (node.parent !== null) {
+      const parent = byId.get(node.parent);
+      svg("line", { x1: x, y1: y, x2: at(parent.column, parent.depth)[0], y2: at(parent.column, parent.depth)[1],
+        class: "edge", "data-step": node.step }, edges);
+    }
+    const dot = svg("circle", { cx: x, cy: y, r: 5, class: "node", "data-node": node.id, "data-step": node.step },
+      marks);
+    svg("title", {}, dot).textContent = `${tree.byId.get(node.id).name}: visited at step ${node.step}`;
+    jump(dot, node.step);
+  }
+  for (const stub of touched.pruned) {
+    const [x, y] = at(stub.column, stub.depth);
+    const parent = byId.get(stub.parent);
+    svg("line", { x1: x, y1: y, x2: at(parent.column, parent.depth)[0], y2: at(parent.column, parent.depth)[1],
+      class: "edge stub-edge", "data-step": stub.step }, edges);
+    const triangle = svg("path", { d: `M${x},${y - 5}l6,11h-12z`, class: "stub", "data-step": stub.step }, marks);
+    svg("title", {}, triangle).textContent = `${stub.size} businesses skipped at step ${stub.step}`;
+    svg("text", { x, y: y + 16, class: "size" }, marks).textContent = stub.size;
+    jump(triangle, stub.step);
+  }
+}
+
+function showTouched(step) {
+  const tv = $("tree-view");
+  for (const mark of tv.querySelectorAll("[data-step]")) {
+    mark.classList.toggle("seen", Number(mark.dataset.step) <= current);
+  }
+  for (const mark of tv.querySelectorAll(".current")) mark.classList.remove("current");
+  const node = tv.querySelector(`.node[data-node="${step.node_id}"]`);
+  node.classList.add("current");
+  const box = $("tree-scroll");
+  const x = Number(node.getAttribute("cx"));
+  const y = Number(node.getAttribute("cy"));
+  if (x < box.scrollLeft || x > box.scrollLeft + box.clientWidth) box.scrollLeft = x - box.clientWidth / 2;
+  if (y < box.scrollTop || y > box.scrollTop + box.clientHeight) box.scrollTop = y - box.clientHeight / 2;
+}
+
 function showStep(index) {
   if (!view || view.trace.length === 0) return;
   current = Math.max(1, Math.min(index, view.trace.length));
@@ -111,6 +169,7 @@ function showStep(index) {
   const item = list.children[current - 1];
   item.setAttribute("aria-current", "step");
   keepInList(item);
+  showTouched(step);
 }
 
 function drawQuery() {
@@ -183,6 +242,7 @@ async function runSearch() {
     return item;
   }));
   drawQuery();
+  drawTouched();
   showStep(1);
   document.dispatchEvent(new CustomEvent("search-shown", { detail: args }));
 }
