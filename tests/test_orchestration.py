@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_key_guard import run_async
 from test_run_faults import KEY, SETTINGS, Provider, answer
 
+from live_call import run_async
 from pyapp import browser
 from pyapp.client import Cancelled, HttpResponse, NetworkError
 from pyapp.evalset import case_ids
