@@ -34,6 +34,8 @@ import jinja2
 import markdown
 import yaml
 
+import stdlib_pyc
+
 ROOT = Path(__file__).resolve().parent
 SITE_TITLE = "K-d Tree Explorer"
 STATUSES = ("Proposed", "Accepted", "Superseded", "Deprecated")
@@ -565,6 +567,10 @@ def collect_static(root: Path) -> dict[str, bytes]:
         raise BuildFailed([Problem("package.json", 1, f"Pyodide runtime missing {missing}: run 'npm ci' first")])
     for name in PYODIDE_FILES:
         files[f"pyodide/{name}"] = (runtime / name).read_bytes()
+    # The worker loads the precompiled standard library under a content-hashed URL (DR-002).
+    stdlib = files["pyodide/python_stdlib.pyc.zip"] = stdlib_pyc.precompiled_stdlib(runtime)
+    worker = "static/js/worker.mjs"
+    files[worker] = files[worker].replace(b"STDLIB_PYC_HASH", content_hash(stdlib).encode())
     files["pyapp.zip"] = zip_package(root / "pyapp")
     for wheel in sorted((root / "vendor").glob("*.whl")):
         files[f"wheels/{wheel.name}"] = wheel.read_bytes()

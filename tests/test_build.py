@@ -56,7 +56,7 @@ def write_record(root: Path, id: str, slug: str = "thing", status: str = "Accept
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A small project: two records, one page, the real templates, a stand-in Pyodide runtime."""
+    """A small project: two records, one page, the real templates and Pyodide runtime."""
     root = tmp_path / "project"
     (root / "decisions").mkdir(parents=True)
     shutil.copytree(build.ROOT / "site_src" / "templates", root / "site_src" / "templates")
@@ -64,10 +64,8 @@ def project(tmp_path: Path) -> Path:
     (root / "site_src" / "pages").mkdir()
     (root / "site_src" / "pages" / "index.md").write_text(
         "---\ntitle: Home\n---\n# Home\n\nSee DR-001 and [the records](decisions/).\n", encoding="utf-8")
-    runtime = root / "node_modules" / "pyodide"
-    runtime.mkdir(parents=True)
-    for name in build.PYODIDE_FILES:
-        (runtime / name).write_bytes(name.encode())
+    (root / "node_modules").mkdir()
+    (root / "node_modules" / "pyodide").symlink_to(build.ROOT / "node_modules" / "pyodide")
     (root / "pyapp").mkdir()
     (root / "pyapp" / "__init__.py").write_text("__version__ = '0'\n", encoding="utf-8")
     write_record(root, "DR-001", "first", body="Later DR-002 builds on this. `DR-001` in code stays.")

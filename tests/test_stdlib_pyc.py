@@ -1,0 +1,115 @@
+"""The precompiled standard library (DR-002): reproducible, Pyodide's own bytecode, really used, same results."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import build
+import stdlib_pyc
+
+RUNTIME = build.ROOT / "node_modules" / "pyodide"
+STDLIB_PYC = "pyodide/python_stdlib.pyc.zip"
+
+# Boots the site's Pyodide under Node with the given standard library, loads pyapp
+# and the vendored wheels as the worker does, runs Python code, prints its last value.
+RUN_IN_PYODIDE = """
+import { readFile } from "node:fs/promises";
+import { pathToFileURL } from "node:url";
+const [runtime, stdlib, dist, code] = process.argv.slice(2);
+const bytes = async (path) => new Uint8Array(await readFile(path));
+const { loadPyodide } = await import(pathToFileURL(runtime + "/pyodide.mjs").href);
+const pyodide = await loadPyodide({ indexURL: runtime + "/", stdLibURL: stdlib });
+for (const wheel of JSON.parse(process.env.WHEELS)) pyodide.unpackArchive(await bytes(dist + "/" + wheel), "wheel");
+pyodide.unpackArchive(await bytes(dist + "/pyapp.zip"), "zip", { extractDir: "/home/pyodide/app" });
+pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide/app')");
+console.log(pyodide.runPython(await readFile(code, "utf8")));
+"""
+
+CLI_SAMPLE = [
+    ["trace", "--order", "median-first", "--kind", "nearest", "--lon", "24.944", "--lat", "60.170", "--json"],
+    ["trace", "--order", "shuffled", "--kind", "radius", "--radius", "0.003", "--lon", "24.9450000", "--lat",
+     "60.1700000", "--json"],
+    ["evalset"],
+    ["prompt", "C07", "--json"],
+]
+
+IN_PYODIDE = """
+import contextlib, io, json, sys
+from pyapp.cli import main
+
+def cli(argv):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(argv)
+    return out.getvalue()
+
+json.dumps({
+    "outputs": [cli(argv) for argv in SAMPLE],
+    "files": {name: sys.modules[name].__file__ for name in ("json", "argparse", "dataclasses", "random")},
+})
+"""
+
+
+def run_in_pyodide(tmp_path: Path, dist: Path, stdlib: Path, code: str) -> str:
+    (tmp_path / "run.mjs").write_text(RUN_IN_PYODIDE, encoding="utf-8")
+    (tmp_path / "code.py").write_text(code, encoding="utf-8")
+    wheels = sorted(p.relative_to(dist).as_posix() for p in (dist / "wheels").glob("*.whl"))
+    done = subprocess.run(["node", str(tmp_path / "run.mjs"), str(RUNTIME), str(stdlib), str(dist),
+                           str(tmp_path / "code.py")], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "WHEELS": json.dumps(wheels)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_two_generations_are_byte_identical_and_match_the_build(tmp_path, dist):
+    stdlib_pyc.generate(RUNTIME, tmp_path / "first.zip")
+    stdlib_pyc.generate(RUNTIME, tmp_path / "second.zip")
+    first = (tmp_path / "first.zip").read_bytes()
+    assert first == (tmp_path / "second.zip").read_bytes()
+    assert first == (dist / STDLIB_PYC).read_bytes()
+
+
+def test_bytecode_is_pyodides_own_with_unchecked_hashes(tmp_path, dist):
+    magic = run_in_pyodide(tmp_path, dist, RUNTIME / "python_stdlib.zip",
+                           "import importlib.util; importlib.util.MAGIC_NUMBER.hex()")
+    assert magic != importlib.util.MAGIC_NUMBER.hex()  # CPython 3.11's would not do
+    with zipfile.ZipFile(dist / STDLIB_PYC) as archive, zipfile.ZipFile(RUNTIME / "python_stdlib.zip") as stock:
+        pycs = {name: archive.read(name) for name in archive.namelist() if name.endswith(".pyc")}
+        sources = {name for name in stock.namelist() if name.endswith(".py")}
+        left_as_source = {name for name in archive.namelist() if name.endswith(".py")}
+    assert len(pycs) > 500
+    assert {data[:4].hex() for data in pycs.values()} == {magic}
+    # Flags 0b01: hash-based, source not checked, so no timestamp or source is needed at import.
+    assert {int.from_bytes(data[4:8], "little") for data in pycs.values()} == {1}
+    assert {name[:-1] for name in pycs} | left_as_source == sources
+    assert "json/__init__.py" not in left_as_source
+
+
+def test_pyodide_imports_the_bytecode_and_pyapp_answers_as_on_cpython(tmp_path, dist):
+    code = IN_PYODIDE.replace("SAMPLE", repr(CLI_SAMPLE))
+    result = json.loads(run_in_pyodide(tmp_path, dist, dist / STDLIB_PYC, code))
+    assert set(result["files"].values()) == {
+        f"/lib/python314.zip/{name}" for name in ("json/__init__.pyc", "argparse.pyc", "dataclasses.pyc",
+                                                   "random.pyc")}
+    for argv, output in zip(CLI_SAMPLE, result["outputs"], strict=True):
+        expected = subprocess.run([sys.executable, "-m", "pyapp", *argv], capture_output=True, text=True, check=True)
+        assert output == expected.stdout, argv
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("path", ["explorer/", "ai-eval/"], ids=["explorer", "ai-eval"])
+def test_page_worker_boots_from_the_precompiled_stdlib(watched, site, dist, path):
+    requested = []
+    watched.context.on("requestfinished", lambda request: requested.append(request.url))
+    watched.page.goto(site.url + path)
+    watched.page.wait_for_selector("#python-status[data-state='ready']", timeout=90_000)
+    stdlibs = [url.removeprefix(site.url) for url in requested if "python_stdlib" in url]
+    assert stdlibs == [f"{STDLIB_PYC}?v={build.content_hash((dist / STDLIB_PYC).read_bytes())}"]
