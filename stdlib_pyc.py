@@ -85,7 +85,10 @@ def generate(runtime: Path, out: Path) -> None:
 
 
 def precompiled_stdlib(runtime: Path) -> bytes:
-    """The precompiled standard-library zip for the Pyodide in ``runtime``, from the cache when it is there."""
+    """The precompiled standard-library zip for the Pyodide in ``runtime``, from the cache when it is there.
+
+    A new zip replaces the cached ones made from other inputs.
+    """
     runtime = runtime.resolve()
     cached = runtime.parent / ".cache" / "stdlib-pyc" / f"{cache_key(runtime)}.zip"
     if not cached.is_file():
@@ -93,6 +96,9 @@ def precompiled_stdlib(runtime: Path) -> bytes:
         partial = cached.with_suffix(f".{os.getpid()}.part")
         generate(runtime, partial)
         partial.replace(cached)
+        for stale in cached.parent.glob("*.zip"):
+            if stale != cached:
+                stale.unlink()
     return cached.read_bytes()
 
 

@@ -77,6 +77,34 @@ def test_two_generations_are_byte_identical_and_match_the_build(tmp_path, dist):
     assert first == (dist / STDLIB_PYC).read_bytes()
 
 
+def fake_runtime(tmp_path: Path, stdlib: bytes) -> Path:
+    runtime = tmp_path / "node_modules" / "pyodide"
+    runtime.mkdir(parents=True)
+    (runtime / "package.json").write_bytes((RUNTIME / "package.json").read_bytes())
+    (runtime / stdlib_pyc.STDLIB).write_bytes(stdlib)
+    return runtime
+
+
+def test_a_cached_zip_is_used_without_node_and_a_changed_stdlib_is_not(tmp_path, monkeypatch):
+    runtime = fake_runtime(tmp_path, b"stock stdlib")
+    made = []
+
+    def generate(runtime: Path, out: Path) -> None:
+        made.append(runtime)
+        out.write_bytes(b"precompiled " + (runtime / stdlib_pyc.STDLIB).read_bytes())
+
+    monkeypatch.setattr(stdlib_pyc, "generate", generate)
+    assert stdlib_pyc.precompiled_stdlib(runtime) == b"precompiled stock stdlib"
+    assert stdlib_pyc.precompiled_stdlib(runtime) == b"precompiled stock stdlib"
+    assert len(made) == 1
+    (runtime / stdlib_pyc.STDLIB).write_bytes(b"another stdlib")
+    assert stdlib_pyc.precompiled_stdlib(runtime) == b"precompiled another stdlib"
+    assert len(made) == 2
+    cached = sorted(p.name for p in (tmp_path / "node_modules" / ".cache" / "stdlib-pyc").iterdir())
+    assert cached == [f"{stdlib_pyc.cache_key(runtime)}.zip"]
+    assert cached[0].startswith(json.loads((RUNTIME / "package.json").read_text())["version"] + "-")
+
+
 def test_bytecode_is_pyodides_own_with_unchecked_hashes(tmp_path, dist):
     magic = run_in_pyodide(tmp_path, dist, RUNTIME / "python_stdlib.zip",
                            "import importlib.util; importlib.util.MAGIC_NUMBER.hex()")
