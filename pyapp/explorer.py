@@ -11,7 +11,8 @@ import math
 from .geodata import businesses_by_id
 from .kdtree import HIGH, build_tree
 from .search import SearchResult, search
-from .trace import BEST, DISTANCE, FAR_PRUNE, FAR_VISIT, NEAR, REPORT, VISIT, Step
+from .trace import Step
+from .vocabulary import Action, SearchKind
 
 AXIS_LABEL = ("longitude", "latitude")
 
@@ -35,7 +36,7 @@ def tree_view(order: str) -> dict:
     }
 
 
-def _fmt(x: float) -> str:
+def _degrees(x: float) -> str:
     return f"{x:.7f}".rstrip("0").rstrip(".") if abs(x) >= 1e-4 else f"{x:.3g}"
 
 
@@ -43,23 +44,23 @@ def caption(step: Step, kind: str, names: dict) -> str:
     """One sentence describing ``step`` for a learner."""
     name = names[step.node_id].name if step.node_id in names else str(step.node_id)
     side = {"low": "lower", "high": "upper"}.get(step.side or "", "")
-    if step.action == VISIT:
+    if step.action == Action.VISIT:
         return (f"Visit {name} (depth {step.depth}); it splits on {AXIS_LABEL[step.axis]} "
-                f"at {_fmt(step.split)}.")
-    if step.action == DISTANCE:
-        return f"Distance from the query to {name}: {_fmt(step.distance)}°."
-    if step.action == BEST:
-        return f"{name} is the nearest so far, at {_fmt(step.distance)}°."
-    if step.action == REPORT:
-        return f"{name} lies inside the radius, at {_fmt(step.distance)}°."
-    if step.action == NEAR:
+                f"at {_degrees(step.split)}.")
+    if step.action == Action.DISTANCE:
+        return f"Distance from the query to {name}: {_degrees(step.distance)}°."
+    if step.action == Action.BEST:
+        return f"{name} is the nearest so far, at {_degrees(step.distance)}°."
+    if step.action == Action.REPORT:
+        return f"{name} lies inside the radius, at {_degrees(step.distance)}°."
+    if step.action == Action.NEAR:
         return f"The query is on the {side} side of {name}'s line: search that side first."
-    bound = "the best distance so far" if kind == "nearest" else "the radius"
-    if step.action == FAR_VISIT:
-        return (f"The line is {_fmt(step.gap)}° away, not more than {bound} ({_fmt(step.bound)}°): "
+    bound = "the best distance so far" if kind == SearchKind.NEAREST else "the radius"
+    if step.action == Action.FAR_VISIT:
+        return (f"The line is {_degrees(step.gap)}° away, not more than {bound} ({_degrees(step.bound)}°): "
                 f"the {side} side of {name} may hold a closer point, so search it too.")
-    if step.action == FAR_PRUNE:
-        return (f"The line is {_fmt(step.gap)}° away, more than {bound} ({_fmt(step.bound)}°): "
+    if step.action == Action.FAR_PRUNE:
+        return (f"The line is {_degrees(step.gap)}° away, more than {bound} ({_degrees(step.bound)}°): "
                 f"skip the {side} side of {name} entirely.")
     raise ValueError(f"unknown action {step.action!r}")
 
@@ -72,10 +73,10 @@ def search_view(order: str, kind: str, lon: float, lat: float, radius: float | N
     steps = []
     best = None
     for step in result.trace:
-        if step.action == BEST:
+        if step.action == Action.BEST:
             best = {"id": step.node_id, "distance": step.distance}
         view = {"caption": caption(step, kind, names), "best": best}
-        if step.action == FAR_PRUNE:
+        if step.action == Action.FAR_PRUNE:
             node = tree.node(step.node_id)
             view["pruned_region"] = node.child_region(step.side).to_json()
             view["pruned_side_is_high"] = step.side == HIGH
