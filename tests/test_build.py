@@ -70,7 +70,7 @@ pyapp = ["data/*", "*.json"]
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A small project: two records, one page, the real templates and Pyodide runtime."""
+    """A small project: two records, one page, the real templates, a stand-in Pyodide runtime."""
     root = tmp_path / "project"
     (root / "decisions").mkdir(parents=True)
     shutil.copytree(build.ROOT / "site_src" / "templates", root / "site_src" / "templates")
@@ -82,8 +82,10 @@ def project(tmp_path: Path) -> Path:
     for name, title in (("explorer", "Explorer"), ("ai-eval", "AI evaluation")):  # the navigation's other pages
         (root / "site_src" / "pages" / f"{name}.md").write_text(f"---\ntitle: {title}\n---\n# {title}\n",
                                                                  encoding="utf-8")
-    (root / "node_modules").mkdir()
-    (root / "node_modules" / "pyodide").symlink_to(build.ROOT / "node_modules" / "pyodide")
+    runtime = root / "node_modules" / "pyodide"
+    runtime.mkdir(parents=True)
+    for name in build.PYODIDE_FILES:
+        (runtime / name).write_bytes(name.encode())
     (root / "pyapp").mkdir()
     (root / "pyapp" / "__init__.py").write_text("__version__ = '0'\n", encoding="utf-8")
     (root / "pyproject.toml").write_text(SMALL_PYPROJECT, encoding="utf-8")

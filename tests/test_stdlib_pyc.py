@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 import zipfile
@@ -14,24 +13,10 @@ import pytest
 
 import build
 import stdlib_pyc
+from pyodide_harness import run_in_node
 
 RUNTIME = build.ROOT / "node_modules" / "pyodide"
 STDLIB_PYC = "pyodide/python_stdlib.pyc.zip"
-
-# Boots the site's Pyodide under Node with the given standard library, loads pyapp
-# and the vendored wheels as the worker does, runs Python code, prints its last value.
-RUN_IN_PYODIDE = """
-import { readFile } from "node:fs/promises";
-import { pathToFileURL } from "node:url";
-const [runtime, stdlib, dist, code] = process.argv.slice(2);
-const bytes = async (path) => new Uint8Array(await readFile(path));
-const { loadPyodide } = await import(pathToFileURL(runtime + "/pyodide.mjs").href);
-const pyodide = await loadPyodide({ indexURL: runtime + "/", stdLibURL: stdlib });
-for (const wheel of JSON.parse(process.env.WHEELS)) pyodide.unpackArchive(await bytes(dist + "/" + wheel), "wheel");
-pyodide.unpackArchive(await bytes(dist + "/pyapp.zip"), "zip", { extractDir: "/home/pyodide/app" });
-pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide/app')");
-console.log(pyodide.runPython(await readFile(code, "utf8")));
-"""
 
 CLI_SAMPLE = [
     ["trace", "--order", "median-first", "--kind", "nearest", "--lon", "24.944", "--lat", "60.170", "--json"],
@@ -58,15 +43,8 @@ json.dumps({
 """
 
 
-def run_in_pyodide(tmp_path: Path, dist: Path, stdlib: Path, code: str) -> str:
-    (tmp_path / "run.mjs").write_text(RUN_IN_PYODIDE, encoding="utf-8")
-    (tmp_path / "code.py").write_text(code, encoding="utf-8")
-    wheels = sorted(p.relative_to(dist).as_posix() for p in (dist / "wheels").glob("*.whl"))
-    done = subprocess.run(["node", str(tmp_path / "run.mjs"), str(RUNTIME), str(stdlib), str(dist),
-                           str(tmp_path / "code.py")], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "WHEELS": json.dumps(wheels)})
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout.strip().splitlines()[-1]
+def run_in_pyodide(tmp_path: Path, stdlib: Path, code: str) -> str:
+    return run_in_node(code, tmp_path, stdlib=stdlib).strip().splitlines()[-1]
 
 
 def test_two_generations_are_byte_identical_and_match_the_build(tmp_path, dist):
@@ -106,7 +84,7 @@ def test_a_cached_zip_is_used_without_node_and_a_changed_stdlib_is_not(tmp_path,
 
 
 def test_bytecode_is_pyodides_own_with_unchecked_hashes(tmp_path, dist):
-    magic = run_in_pyodide(tmp_path, dist, RUNTIME / "python_stdlib.zip",
+    magic = run_in_pyodide(tmp_path, RUNTIME / "python_stdlib.zip",
                            "import importlib.util; importlib.util.MAGIC_NUMBER.hex()")
     assert magic != importlib.util.MAGIC_NUMBER.hex()  # CPython 3.11's would not do
     with zipfile.ZipFile(dist / STDLIB_PYC) as archive, zipfile.ZipFile(RUNTIME / "python_stdlib.zip") as stock:
@@ -123,7 +101,7 @@ def test_bytecode_is_pyodides_own_with_unchecked_hashes(tmp_path, dist):
 
 def test_pyodide_imports_the_bytecode_and_pyapp_answers_as_on_cpython(tmp_path, dist):
     code = IN_PYODIDE.replace("SAMPLE", repr(CLI_SAMPLE))
-    result = json.loads(run_in_pyodide(tmp_path, dist, dist / STDLIB_PYC, code))
+    result = json.loads(run_in_pyodide(tmp_path, dist / STDLIB_PYC, code))
     assert set(result["files"].values()) == {
         f"/lib/python314.zip/{name}" for name in ("json/__init__.pyc", "argparse.pyc", "dataclasses.pyc",
                                                    "random.pyc")}
