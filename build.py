@@ -18,15 +18,12 @@ import datetime as dt
 import functools
 import hashlib
 import html.parser
-import http.server
-import io
 import json
 import posixpath
 import re
 import shutil
 import sys
 import xml.etree.ElementTree as ET
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,40 +31,20 @@ import jinja2
 import markdown
 import yaml
 
+import stdlib_pyc
+from hosting import CSP, host_files
+from pyapp_wheel import build_wheel
+
 ROOT = Path(__file__).resolve().parent
 SITE_TITLE = "K-d Tree Explorer"
 STATUSES = ("Proposed", "Accepted", "Superseded", "Deprecated")
 RECORD_SECTIONS = ("Context", "Decision", "Options considered", "Why", "What happened", "What I'd change")
 RECORD_FILE = re.compile(r"^(DR-\d{3,})-[a-z0-9]+(?:-[a-z0-9]+)*\.md$")
 RECORD_MENTION = re.compile(r"\bDR-\d{3,}\b")
-MD_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 FRONT_MATTER_KEYS = {"id", "title", "status", "date", "supersedes", "superseded-by", "tags"}
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
-PYAPP_SUFFIXES = (".py", ".csv", ".json")
+PYAPP_FOLDER = "app"  # pyapp's wheel; wheels/ holds the vendored ones
 BOOT_TIMEOUT_MS = 60_000
-
-# The one Content-Security-Policy of the site (SPEC §10). Sent as a <meta> tag on
-# every page and, because a meta policy does not reach a Web Worker, as an HTTP
-# header by the built-in server and the shipped host configuration files.
-CSP_DIRECTIVES = (
-    "default-src 'self'",
-    "script-src 'self' 'wasm-unsafe-eval'",
-    "connect-src 'self' https://api.anthropic.com https://api.openai.com http://127.0.0.1:* http://localhost:*",
-    "img-src 'self' data:",
-    "style-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-)
-CSP = "; ".join(CSP_DIRECTIVES)
-# frame-ancestors is ignored (with a console warning) in a meta tag: header only.
-CSP_HEADER = CSP + "; frame-ancestors 'none'"
-SECURITY_HEADERS = {
-    "Content-Security-Policy": CSP_HEADER,
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
-
 
 @dataclass(frozen=True)
 class Problem:
@@ -379,37 +356,6 @@ def load_pages(src: Path, root: Path) -> tuple[list[Page], list[Problem]]:
     return pages, problems
 
 
-def internal_links(text: str) -> list[tuple[str, int]]:
-    """(target, offset) of every Markdown link and href in ``text`` that points inside the site."""
-    found = [(m.group(1), m.start(1)) for m in MD_LINK.finditer(text)]
-    found += [(m.group(1), m.start(1)) for m in re.finditer(r"href=\"([^\"]+)\"", text)]
-    return [(t, o) for t, o in found if not re.match(r"^[a-z][a-z0-9+.-]*:|^#|^\{\{", t)]
-
-
-def check_references(site: Site, outputs: set[str]) -> list[Problem]:
-    """Every DR-NNN mention names a record; every internal link reaches an output file."""
-    problems = []
-    ids = {r.id for r in site.records}
-    documents = [(r.source, r.url, r.body, r.body_line) for r in site.records]
-    documents += [(p.source, p.url, p.body, p.body_line) for p in site.pages]
-    for source, url, body, first_line in documents:
-        for match in RECORD_MENTION.finditer(body):
-            if match.group(0) not in ids:
-                line = line_of(body, match.start(), first_line)
-                problems.append(Problem(source, line, f"reference to missing record {match.group(0)}"))
-        for target, offset in internal_links(body):
-            line = line_of(body, offset, first_line)
-            if target.startswith("/"):
-                problems.append(Problem(source, line, f"absolute link {target!r}: links must be relative"))
-                continue
-            path = target.split("#")[0].split("?")[0]
-            resolved = posixpath.normpath(posixpath.join(posixpath.dirname(url), path))
-            candidates = {resolved, posixpath.join(resolved, "index.html")}
-            if resolved.startswith("..") or not candidates & outputs:
-                problems.append(Problem(source, line, f"broken internal link {target!r}"))
-    return problems
-
-
 # --- what a record may hold besides Markdown (DR-001) ---------------------------------
 
 ALLOWED_TAGS = frozenset({
@@ -443,7 +389,8 @@ def is_site_path(url: str) -> bool:
 
 
 class HtmlChecker(html.parser.HTMLParser):
-    """Collect what rendered HTML holds beyond the allowed tags, attributes and URLs.
+    """Collect the links (href, src) and ids of rendered HTML and, with ``check_markup``, what it holds
+    beyond the allowed tags, attributes and URLs.
 
     Comments, declarations and unfinished tags are refused outright: browsers and this parser
     do not always agree where they end (``<!-->``, ``<![CDATA[``), and markup hidden from one is
@@ -451,11 +398,21 @@ class HtmlChecker(html.parser.HTMLParser):
     markup this parser gave up on.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, check_markup: bool = True) -> None:
         super().__init__(convert_charrefs=False)
+        self.check_markup = check_markup
+        self.links: list[tuple[str, int]] = []  # (href or src, its line in the HTML)
+        self.ids: set[str] = set()
         self.refused: list[tuple[str, tuple[str, ...]]] = []  # (message, expressions to find it in the source)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name in ("href", "src") and value is not None:
+                self.links.append((value, self.getpos()[0]))
+            elif name == "id" and value:
+                self.ids.add(value)
+        if not self.check_markup:
+            return
         if tag not in ALLOWED_TAGS:
             self.refused.append((f"the tag <{tag}> is not allowed", (rf"<\s*{re.escape(tag)}\b",)))
             return
@@ -474,20 +431,31 @@ class HtmlChecker(html.parser.HTMLParser):
                 self.refused.append((message, clues))
 
     def handle_data(self, data: str) -> None:
-        if "<" in data:
+        if self.check_markup and "<" in data:
             unfinished = data[data.index("<"):][:20]
             self.refused.append((f"unfinished HTML {unfinished!r}", (re.escape(unfinished),)))
 
     def handle_comment(self, data: str) -> None:
-        self.refused.append(("HTML comments are not allowed", (r"<!",)))
+        if self.check_markup:
+            self.refused.append(("HTML comments are not allowed", (r"<!",)))
 
     def handle_decl(self, decl: str) -> None:
-        self.refused.append(("declarations such as <!...> are not allowed", (r"<!",)))
+        if self.check_markup:
+            self.refused.append(("declarations such as <!...> are not allowed", (r"<!",)))
 
     unknown_decl = handle_decl
 
     def handle_pi(self, data: str) -> None:
-        self.refused.append(("processing instructions <?...> are not allowed", (r"<\?",)))
+        if self.check_markup:
+            self.refused.append(("processing instructions <?...> are not allowed", (r"<\?",)))
+
+
+def read_html(text: str) -> HtmlChecker:
+    """The links and ids of a rendered page (its markup is the templates', not checked)."""
+    reader = HtmlChecker(check_markup=False)
+    reader.feed(text)
+    reader.close()
+    return reader
 
 
 def refused_html(document: Record | Page) -> list[Problem]:
@@ -505,6 +473,17 @@ def refused_html(document: Record | Page) -> list[Problem]:
     hint = " (DR-001 lists the HTML a record may hold)"
     return [Problem(document.source, source_line(document, clues), message + hint)
             for message, clues in checker.refused]
+
+
+def prose_line(document: Record | Page, mention: str) -> int:
+    """The line of the first ``mention`` outside fenced code and code spans, else the document's first line."""
+    fenced = False
+    for number, line in enumerate(document.body.split("\n"), start=document.body_line):
+        if re.match(r"\s{0,3}(```|~~~)", line):
+            fenced = not fenced
+        elif not fenced and re.search(rf"\b{mention}\b", re.sub(r"`[^`]*`", "", line)):
+            return number
+    return document.body_line
 
 
 def source_line(document: Record | Page, clues: tuple[str, ...]) -> int:
@@ -535,26 +514,24 @@ def load_site(root: Path = ROOT) -> Site:
     problems += link_records(records)
     pages, found = load_pages(root / "site_src", root)
     problems += found
-    to_html = MarkdownRenderer().to_html
+    markdown_renderer = MarkdownRenderer({r.id for r in records})
     for document in [*records, *(page for page in pages if page.kind == "markdown")]:
-        document.html = to_html(document.body, document.url)
+        document.html, missing = markdown_renderer.convert(document.body, document.url)
+        problems += [Problem(document.source, prose_line(document, mention), f"reference to missing record {mention}")
+                     for mention in missing]
         problems += refused_html(document)
     site = Site(records, pages)
     try:
         site.static = collect_static(root)
     except BuildFailed as failure:
         problems += failure.problems
-    outputs = set(site.static) | {p.url for p in pages} | {r.url for r in records}
-    outputs |= {"decisions/index.html", "decisions/feed.xml"}
-    outputs |= {f"decisions/src/{Path(r.source).name}" for r in records}
-    problems += check_references(site, outputs)
     if problems:
         raise BuildFailed(problems)
     return site
 
 
 def collect_static(root: Path) -> dict[str, bytes]:
-    """Every file copied as is: site assets, the Pyodide runtime, pyapp, vendored wheels."""
+    """Every file copied as is: site assets, the Pyodide runtime, pyapp's wheel, vendored wheels."""
     files: dict[str, bytes] = {}
     for path in sorted((root / "site_src" / "static").rglob("*")):
         if path.is_file():
@@ -565,7 +542,14 @@ def collect_static(root: Path) -> dict[str, bytes]:
         raise BuildFailed([Problem("package.json", 1, f"Pyodide runtime missing {missing}: run 'npm ci' first")])
     for name in PYODIDE_FILES:
         files[f"pyodide/{name}"] = (runtime / name).read_bytes()
-    files["pyapp.zip"] = zip_package(root / "pyapp")
+    worker = "static/js/worker.mjs"
+    if worker in files:  # a site with Python pages: the worker loads the precompiled stdlib by its hash (DR-002)
+        stdlib = files["pyodide/python_stdlib.pyc.zip"] = stdlib_pyc.precompiled_stdlib(runtime)
+        files[worker] = files[worker].replace(b"STDLIB_PYC_HASH", content_hash(stdlib).encode())
+    if not (root / "pyproject.toml").is_file():
+        raise BuildFailed([Problem("pyproject.toml", 1, "missing: it defines the package the site ships")])
+    name, wheel = build_wheel(root)
+    files[f"{PYAPP_FOLDER}/{name}"] = wheel
     for wheel in sorted((root / "vendor").glob("*.whl")):
         files[f"wheels/{wheel.name}"] = wheel.read_bytes()
     schema = root / "pyapp" / "answer_schema.json"
@@ -574,28 +558,15 @@ def collect_static(root: Path) -> dict[str, bytes]:
     return files
 
 
-def zip_package(package: Path) -> bytes:
-    """A byte-reproducible zip of the package's sources and data (fixed times, sorted names)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(package.rglob("*")):
-            if path.is_file() and path.suffix in PYAPP_SUFFIXES and "__pycache__" not in path.parts:
-                info = zipfile.ZipInfo(path.relative_to(package.parent).as_posix(), date_time=(1980, 1, 1, 0, 0, 0))
-                info.external_attr = 0o644 << 16
-                info.compress_type = zipfile.ZIP_DEFLATED
-                archive.writestr(info, path.read_bytes())
-    return buffer.getvalue()
-
-
 # --- phase 2: render ----------------------------------------------------------------
 
 
 class RecordLinks(markdown.treeprocessors.Treeprocessor):
-    """Turn every DR-NNN in text (not in code or an existing link) into a link to the record."""
+    """Turn every DR-NNN of a known record in text (not in code or an existing link) into a link to it."""
 
-    def __init__(self, md: markdown.Markdown, page_url: list[str]):
+    def __init__(self, md: markdown.Markdown, state: RecordLinkExtension):
         super().__init__(md)
-        self.page_url = page_url
+        self.state = state
 
     def run(self, root: ET.Element) -> None:
         self._walk(root)
@@ -603,63 +574,98 @@ class RecordLinks(markdown.treeprocessors.Treeprocessor):
     def _walk(self, element: ET.Element) -> None:
         if element.tag in ("a", "code", "pre"):
             return
-        for child in list(element):
+        children = list(element)  # before links are added: their tails are already split
+        for child in children:
             self._walk(child)
         element.text, new = self._split(element.text)
         for index, link in enumerate(new):
             element.insert(index, link)
-        parent_children = list(element)
-        for child in parent_children:
+        for child in children:
             child.tail, new = self._split(child.tail)
             position = list(element).index(child) + 1
             for offset, link in enumerate(new):
                 element.insert(position + offset, link)
 
     def _split(self, text: str | None) -> tuple[str | None, list[ET.Element]]:
+        """The text before the first known mention, and a link per known mention carrying the text after it."""
         if not text or not RECORD_MENTION.search(text):
             return text, []
         parts = RECORD_MENTION.split(text)
-        mentions = RECORD_MENTION.findall(text)
-        links = []
-        for mention, tail in zip(mentions, parts[1:], strict=True):
-            link = ET.Element("a", {"href": relative_url(f"decisions/{mention}/index.html", self.page_url[0])})
+        head, links = parts[0], []
+        for mention, tail in zip(RECORD_MENTION.findall(text), parts[1:], strict=True):
+            if mention not in self.state.ids:
+                self.state.missing.append(mention)
+                if links:
+                    links[-1].tail += mention + tail
+                else:
+                    head += mention + tail
+                continue
+            link = ET.Element("a", {"href": relative_url(f"decisions/{mention}/index.html", self.state.page_url)})
             link.text = mention
             link.tail = tail
             links.append(link)
-        return parts[0], links
+        return head, links
 
 
 class RecordLinkExtension(markdown.extensions.Extension):
-    def __init__(self, page_url: list[str]):
+    """The record links' state for the document being converted: its URL and the mentions naming no record.
+
+    Registered with the converter, so ``Markdown.reset()`` clears it with the rest (as MkDocs's
+    per-page tree processors hold the page they convert).
+    """
+
+    def __init__(self, ids: set[str]):
         super().__init__()
-        self.page_url = page_url
+        self.ids = frozenset(ids)
+        self.page_url = "index.html"
+        self.missing: list[str] = []
 
     def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 (Markdown's API)
-        md.treeprocessors.register(RecordLinks(md, self.page_url), "record_links", 5)
+        md.registerExtension(self)
+        md.treeprocessors.register(RecordLinks(md, self), "record_links", 5)
+
+    def reset(self) -> None:
+        self.page_url = "index.html"
+        self.missing = []
 
 
 class MarkdownRenderer:
-    """One Markdown instance, reset between documents (no state leaks between pages)."""
+    """One Markdown converter, reset to a clean state before each document."""
 
-    def __init__(self) -> None:
-        self.page_url = ["index.html"]
+    def __init__(self, ids: set[str]) -> None:
+        self.record_links = RecordLinkExtension(ids)
         self.md = markdown.Markdown(
-            extensions=["tables", "fenced_code", "toc", "attr_list", RecordLinkExtension(self.page_url)],
+            extensions=["tables", "fenced_code", "toc", "attr_list", self.record_links],
             # An aligned column gets align="…", not style="…", which the CSP would block (DR-001).
             extension_configs={"tables": {"use_align_attribute": True}},
             output_format="html",
         )
 
-    def to_html(self, text: str, url: str) -> str:
-        self.page_url[0] = url
+    def convert(self, text: str, url: str) -> tuple[str, list[str]]:
+        """The HTML of the document at ``url``, and the DR-NNN mentions in its prose that name no record."""
         self.md.reset()
-        return self.md.convert(text)
+        self.record_links.page_url = url
+        return self.md.convert(text), self.record_links.missing
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a link was written: the file, its line, and the link as written there."""
+
+    path: str
+    line: int
+    written: str
 
 
 class Renderer:
-    """The Jinja2 templates, with the helpers every page gets (root, asset, link)."""
+    """The Jinja2 templates, with the helpers every page gets (root, asset, link).
+
+    ``asset()`` and ``link()`` note the template line that called them, so a broken link
+    they made is reported there; an asset that does not exist is a problem at once.
+    """
 
     def __init__(self, root: Path, static: dict[str, bytes]):
+        self.root = root
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(root / "site_src" / "templates"),
             autoescape=True,
@@ -667,24 +673,54 @@ class Renderer:
             keep_trailing_newline=True,
         )
         self.static = static
+        self.origins: dict[tuple[str, str], Origin] = {}  # (page url, link as written) -> template line
+        self.problems: list[Problem] = []
 
-    def render(self, template: str | jinja2.Template, url: str, **context) -> str:
+    def caller(self, page: Page | None, written: str) -> Origin:
+        """The template line calling ``asset()`` or ``link()`` (a template page's own body is in the page's file)."""
+        frame = sys._getframe(2)
+        while frame is not None:
+            template = frame.f_globals.get("__jinja_template__")
+            if template is not None:
+                line = template.get_corresponding_lineno(frame.f_lineno)
+                if template.name is None and page is not None:  # a template page's own body
+                    return Origin(page.source, page.body_line + line - 1, written)
+                return Origin(self.template_path(template.filename), line, written)
+            frame = frame.f_back
+        return Origin("site_src/templates", 1, written)
+
+    @functools.cache  # noqa: B019 (one renderer per build)
+    def template_path(self, filename: str) -> str:
+        return Path(filename).resolve().relative_to(self.root.resolve()).as_posix()
+
+    def render(self, template: str | Page, url: str, **context) -> str:
+        """Render a template file by name, or a template page's own body."""
+        page = template if isinstance(template, Page) else None
         root = relative_root(url)
 
         def asset(path: str) -> str:
+            if path not in self.static:
+                origin = self.caller(page, path)
+                self.problems.append(Problem(origin.path, origin.line, f"asset {path!r} is not a file of the site"))
+                return root + path
             # Content-hashed query strings let hosts cache assets without serving stale ones.
-            return f"{root}{path}?v={content_hash(self.static[path])}"
+            href = f"{root}{path}?v={content_hash(self.static[path])}"
+            if (url, href) not in self.origins:
+                self.origins[url, href] = self.caller(page, path)
+            return href
 
         def link(target: str) -> str:
-            return relative_url(target, url)
+            href = relative_url(target, url)
+            if (url, href) not in self.origins:
+                self.origins[url, href] = self.caller(page, target)
+            return href
 
         wheels = json.dumps([asset(path) for path in sorted(self.static) if path.startswith("wheels/")])
-
-        if isinstance(template, str):
-            template = self.env.get_template(template)
-        return template.render(
+        pyapp = asset(next(path for path in sorted(self.static) if path.startswith(f"{PYAPP_FOLDER}/")))
+        compiled = self.env.from_string(page.body) if page is not None else self.env.get_template(template)
+        return compiled.render(
             root=root, asset=asset, link=link, url=url, csp=CSP, site_title=SITE_TITLE,
-            boot_timeout_ms=BOOT_TIMEOUT_MS, wheels=wheels, **context,
+            boot_timeout_ms=BOOT_TIMEOUT_MS, wheels=wheels, pyapp=pyapp, **context,
         )
 
 
@@ -700,8 +736,8 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
 
     for path, data in site.static.items():
         emit(path, data)
-    emit("_headers", "/*\n" + "".join(f"  {k}: {v}\n" for k, v in SECURITY_HEADERS.items()))
-    emit(".htaccess", htaccess())
+    for path, text in host_files().items():
+        emit(path, text)
     by_id = {r.id: r for r in site.records}
     for record in site.records:
         emit(
@@ -717,11 +753,62 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
     emit("decisions/feed.xml", atom_feed(site.records))
     for page in site.pages:
         if page.kind == "markdown":
-            html = renderer.render("page.html.j2", page.url, title=page.title, content=page.html, page=page)
+            html = renderer.render("page.html.j2", page.url, title=page.title, content=page.html)
         else:
-            html = renderer.render(renderer.env.from_string(page.body), page.url, title=page.title, page=page)
+            html = renderer.render(page, page.url, title=page.title)
         emit(page.url, html)
+    documents = {document.url: document for document in [*site.records, *site.pages]}
+    problems = renderer.problems + broken_links(out, documents, renderer.origins)
+    if problems:
+        raise BuildFailed(problems)
     return out
+
+
+def broken_links(out: dict[str, bytes], documents: dict[str, Record | Page],
+                 origins: dict[tuple[str, str], Origin]) -> list[Problem]:
+    """Every href and src of every rendered page that does not reach a file the build writes (or an id in it).
+
+    A problem is reported where the link was written: the template line that called ``link()``
+    or ``asset()``, else the line of the page's source holding it, else the rendered page's line.
+    """
+    pages = {path: read_html(data.decode("utf-8")) for path, data in out.items() if path.endswith(".html")}
+    problems = []
+    for url, reader in pages.items():
+        for href, rendered_line in reader.links:
+            fault = None if url_scheme(href) else link_fault(href, url, out, pages)
+            if fault is None:
+                continue
+            origin = origins.get((url, href))
+            document = documents.get(url)
+            if origin is None and document is not None and href in document.body:
+                origin = Origin(document.source, source_line(document, (re.escape(href),)), href)
+            if origin is None:
+                message = f"{fault.format(href)}, written by the templates of this page"
+                problems.append(Problem(url, rendered_line, message))
+            else:
+                problems.append(Problem(origin.path, origin.line, fault.format(origin.written)))
+    return list(dict.fromkeys(problems))  # a template line at fault is reported once, not once per page
+
+
+def link_fault(href: str, from_url: str, out: dict[str, bytes], pages: dict[str, HtmlChecker]) -> str | None:
+    """Why the link ``href`` without a scheme on the page ``from_url`` reaches nothing, or None if it does.
+
+    The reason is a pattern: ``{}`` stands for the link as written in its source.
+    """
+    if href.startswith(("/", "\\")):
+        return "absolute link {!r}: links must be relative"
+    path, _, fragment = href.partition("#")
+    path = path.split("?")[0]
+    target = from_url
+    if path:
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(from_url), path))
+        candidates = (resolved, posixpath.normpath(posixpath.join(resolved, "index.html")))
+        target = next((t for t in candidates if t in out), None)
+        if resolved.startswith("..") or target is None:
+            return "broken internal link {!r}"
+    if fragment and target in pages and fragment not in pages[target].ids:
+        return f"broken internal link {{!r}}: {target} has no id {fragment!r}"
+    return None
 
 
 def atom_feed(records: list[Record]) -> str:
@@ -750,18 +837,6 @@ def atom_feed(records: list[Record]) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="unicode") + "\n"
 
 
-def htaccess() -> str:
-    """Apache configuration: the CSP header (a meta tag does not reach the worker) and MIME types."""
-    lines = [
-        "AddType application/wasm .wasm",
-        "AddType text/javascript .mjs",
-        "# Needs mod_headers (a2enmod headers): without it the worker runs without its policy (DR-002).",
-        "<IfModule mod_headers.c>",
-    ]
-    lines += [f'  Header set {k} "{v}"' for k, v in SECURITY_HEADERS.items()]
-    return "\n".join([*lines, "</IfModule>", ""])
-
-
 def write_dist(files: dict[str, bytes], dist: Path) -> None:
     """Replace ``dist`` with exactly ``files``; refuse any path that would leave it."""
     dist = dist.resolve()
@@ -783,65 +858,6 @@ def build(root: Path = ROOT, dist: Path | None = None) -> dict[str, bytes]:
     return files
 
 
-# --- serving ------------------------------------------------------------------------
-
-
-class SiteHandler(http.server.SimpleHTTPRequestHandler):
-    """Serve dist/ (optionally under a prefix) with the site's security headers."""
-
-    extensions_map = {
-        **http.server.SimpleHTTPRequestHandler.extensions_map,
-        ".wasm": "application/wasm",
-        ".mjs": "text/javascript",
-        ".js": "text/javascript",
-        ".json": "application/json",
-        ".xml": "application/atom+xml",
-        ".md": "text/plain; charset=utf-8",
-        ".zip": "application/zip",
-        ".whl": "application/zip",
-    }
-    prefix = "/"
-    security_headers = SECURITY_HEADERS
-
-    def translate_path(self, path: str) -> str:
-        if not path.startswith(self.prefix):
-            return str(Path(self.directory) / "__outside_prefix__")
-        return super().translate_path("/" + path[len(self.prefix):])
-
-    def send_head(self) -> io.BufferedIOBase | None:
-        try:
-            return super().send_head()
-        except ValueError:  # a NUL byte or an undecodable escape in the path: no such file
-            self.send_error(404)
-            return None
-
-    def list_directory(self, path: str) -> None:
-        """A folder without index.html is not found: the server never lists files."""
-        self.send_error(404)
-        return None
-
-    def end_headers(self) -> None:
-        for name, value in self.security_headers.items():
-            self.send_header(name, value)
-        # Revalidate every time: cheap 304s, and a new build is never served stale.
-        self.send_header("Cache-Control", "no-cache")
-        super().end_headers()
-
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 (stdlib signature)
-        if self.server.verbose:
-            super().log_message(format, *args)
-
-
-def make_server(dist: Path, port: int = 0, prefix: str = "/", verbose: bool = False,
-                handler: type[SiteHandler] = SiteHandler) -> http.server.ThreadingHTTPServer:
-    prefix = "/" + prefix.strip("/") + "/" if prefix.strip("/") else "/"
-    bound = type("BoundSiteHandler", (handler,), {"prefix": prefix})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(bound, directory=str(dist)))
-    server.verbose = verbose
-    server.prefix = prefix
-    return server
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--serve", action="store_true", help="serve dist/ on 127.0.0.1 after building")
@@ -859,13 +875,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"built {len(files)} files into dist/")
     if args.serve:
-        server = make_server(dist, args.port, args.prefix, verbose=True)
-        host, port = server.server_address[:2]
-        print(f"serving on http://{host}:{port}{server.prefix}  (Ctrl+C to stop)", flush=True)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
+        import serve  # http.server only when serving
+
+        serve.serve_forever(dist, args.port, args.prefix)
     return 0
 
 

@@ -23,6 +23,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 import build  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from serve import make_server  # noqa: E402
 from stats_util import summary  # noqa: E402
 
 
@@ -51,7 +52,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         dist = Path(tmp) / "dist"
         build.build(dist=dist)
-        server = build.make_server(dist)
+        server = make_server(dist)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         url = f"http://127.0.0.1:{server.server_address[1]}/ai-eval/"
         results = {"cold": [], "warm (new tab, same profile)": []}

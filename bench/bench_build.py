@@ -57,6 +57,7 @@ def generated_project(base: Path, count: int) -> Path:
     root = base / f"project-{count}"
     shutil.copytree(build.ROOT / "site_src", root / "site_src")
     shutil.copytree(build.ROOT / "pyapp", root / "pyapp", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(build.ROOT / "pyproject.toml", root / "pyproject.toml")
     (root / "node_modules").mkdir()
     (root / "node_modules" / "pyodide").symlink_to(build.ROOT / "node_modules" / "pyodide")
     (root / "decisions").mkdir()

@@ -24,6 +24,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 import build  # noqa: E402
 import engines  # noqa: E402
+import serve  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from stats_util import summary  # noqa: E402
 
@@ -57,7 +58,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as playwright:
         dist = Path(tmp) / "dist"
         build.build(dist=dist)
-        server = build.make_server(dist)
+        server = serve.make_server(dist)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         url = f"http://127.0.0.1:{server.server_address[1]}/ai-eval/"
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)

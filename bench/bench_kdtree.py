@@ -18,15 +18,15 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
 import numpy as np  # noqa: E402
 from scipy.spatial import KDTree as ScipyKDTree  # noqa: E402
 
-from in_browser import BrowserPython  # noqa: E402
 from kdtree_workload import WORKLOADS, run_workload, workload_queries  # noqa: E402
 from pyapp.geodata import bounding_box, load_businesses  # noqa: E402
 from pyapp.kdtree import ORDERS, KdTree, insertion_sequence  # noqa: E402
+from pyodide_harness import BrowserPython  # noqa: E402
 
 
 def spread(values: list[float]) -> str:
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_pyodide:
         bench_search(args.queries, args.repeats, args.seed)
         return 0
-    with BrowserPython() as browser:
+    with BrowserPython({"kdtree_workload.py": ROOT / "bench" / "kdtree_workload.py"}) as browser:
         bench_search(args.queries, args.repeats, args.seed, browser)
     return 0
 

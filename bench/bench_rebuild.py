@@ -10,7 +10,7 @@ distinct, so the grading cache never helps on a first rebuild), about 15% with
 one wrong claim, some truncated or invalid answers, infrastructure failures,
 cancellations and repeated calls. For each size the script times, on CPython,
 under Pyodide in node, and under the site's own Pyodide in a Web Worker in
-Chromium (``bench/in_browser.py``, the way the page runs it):
+Chromium (``tests/pyodide_harness.py``, the way the page runs it):
 
 - :func:`pyapp.export.parse_import` of the JSON export (the import path);
 - :func:`pyapp.runs.rebuild` of the log as stored (every entry validated), and
@@ -42,10 +42,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
-from eval_helpers import call, cancel, pyodide_available, run_in_pyodide  # noqa: E402
+from eval_helpers import call, cancel  # noqa: E402
 
 from pyapp.evalset import case, case_facts, case_ids, case_search  # noqa: E402
 from pyapp.export import export_json  # noqa: E402
+from pyodide_harness import pyodide_available, run_in_node  # noqa: E402
 
 SEED = 7
 MODELS = (
@@ -138,19 +139,20 @@ def synthetic_log(n_calls: int, seed: int = SEED) -> list[dict]:
 
 WORK = r'''
 import gc, json, statistics, time, tracemalloc
-from pyapp import runs as runs_module
 from pyapp.export import parse_import
 from pyapp.report import compare_report, run_report, runs_overview
 from pyapp.runs import rebuild
 
 
-def timed(fn, repeats):
+def timed(fn, repeats, setup=lambda: None):
+    """Times of fn(setup()); setup is not timed. A rebuild made in setup brings a fresh grader, so no
+    timing starts with a cached grade."""
     out = []
     for _ in range(repeats):
         gc.collect()
-        runs_module._GRADER = None  # every timing starts with no cached grade
+        arg = setup()
         start = time.perf_counter()
-        fn()
+        fn(arg)
         out.append((time.perf_counter() - start) * 1000.0)
     return out
 
@@ -162,25 +164,30 @@ def grade_all(built):
 def measure(text, repeats):
     entries = parse_import(text)
     built = rebuild(entries)
-    first, second = built.runs[0], built.runs[1]
+
+    def fresh():
+        return rebuild(entries, validated=True)
+
+    def both(runs):
+        first, second = runs.runs[0], runs.runs[1]
+        return run_report(first), run_report(second), compare_report(first, second)
+
     result = {
         "entries": len(entries),
         "runs": len(built.runs),
         "graded": sum(len(r.graded) for r in built.runs),
         "mb": len(text.encode("utf-8")) / 1e6,
-        "parse": timed(lambda: parse_import(text), repeats),
-        "rebuild": timed(lambda: rebuild(entries), repeats),
-        "rebuild_validated": timed(lambda: rebuild(entries, validated=True), repeats),
-        "grade_all": timed(lambda: grade_all(built), repeats),
-        "rebuild_graded": timed(lambda: runs_overview(rebuild(entries)), repeats),
-        "import_graded": timed(lambda: runs_overview(rebuild(parse_import(text), validated=True)), repeats),
-        "report": timed(lambda: run_report(first), repeats),
-        "compare": timed(lambda: (run_report(first), run_report(second), compare_report(first, second)),
-                         repeats),
+        "parse": timed(lambda _: parse_import(text), repeats),
+        "rebuild": timed(lambda _: rebuild(entries), repeats),
+        "rebuild_validated": timed(lambda _: rebuild(entries, validated=True), repeats),
+        "grade_all": timed(grade_all, repeats, fresh),
+        "rebuild_graded": timed(lambda _: runs_overview(rebuild(entries)), repeats),
+        "import_graded": timed(lambda _: runs_overview(rebuild(parse_import(text), validated=True)), repeats),
+        "report": timed(lambda runs: run_report(runs.runs[0]), repeats, fresh),
+        "compare": timed(both, repeats, fresh),
     }
     del entries, built
     gc.collect()
-    runs_module._GRADER = None
     tracemalloc.start()
     built = rebuild(parse_import(text), validated=True)
     runs_overview(built)
@@ -215,13 +222,11 @@ def profile(size: int) -> None:
     import cProfile
     import pstats
 
-    from pyapp import runs as runs_module
     from pyapp.report import runs_overview
     from pyapp.runs import rebuild
 
     entries = synthetic_log(size)
     rebuild(entries[:40])
-    runs_module._GRADER = None
     profiler = cProfile.Profile()
     profiler.runcall(lambda: runs_overview(rebuild(entries)))
     stats = pstats.Stats(profiler).stats
@@ -258,7 +263,7 @@ def main() -> None:
     browser = None
     if args.browser_sizes:
         try:
-            from in_browser import BrowserPython
+            from pyodide_harness import BrowserPython
 
             browser = BrowserPython().__enter__()
         except Exception as exc:  # no Chromium or Playwright here: say so and go on
@@ -280,17 +285,17 @@ def run_sizes(args: argparse.Namespace, namespace: dict, browser: object | None)
             if size in args.sizes:
                 print_result("CPython", namespace["measure"](text, args.repeats))
             if size in args.pyodide_sizes and not pyodide_available():
-                print("Pyodide in node: skipped (needs node, node_modules/pyodide and the vendored wheel)")
+                print("Pyodide in node: skipped (needs node and node_modules/pyodide)")
             elif size in args.pyodide_sizes:
                 path = work / f"export-{size}.json"
                 path.write_text(text, encoding="utf-8")
                 script = (WORK + f"\nwith open('export.json', encoding='utf-8') as f:\n    TEXT = f.read()\n"
                           f"json.dumps(measure(TEXT, {args.repeats}))\n")
-                out = run_in_pyodide(script, work, {"export.json": path}, timeout=3600)
+                out = run_in_node(script, work, {"export.json": path}, timeout=3600)
                 print_result("Pyodide (node)", json.loads(out))
             if size in args.browser_sizes and browser is not None:
                 # The benchmark site is served from its folder on disk, so a file put there is fetchable.
-                (Path(browser._tmp.name) / "dist" / "bench-export.json").write_text(text, encoding="utf-8")
+                (browser.folder / "bench-export.json").write_text(text, encoding="utf-8")
                 script = (WORK + "\nfrom pyodide.http import pyfetch\n"
                           "TEXT = await (await pyfetch('bench-export.json')).string()\n"
                           f"json.dumps(measure(TEXT, {args.repeats}))\n")

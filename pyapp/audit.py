@@ -32,28 +32,18 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from .client import CANCELLED, CallOutcome
+from .client import CallOutcome
+from .jsontypes import is_int
 from .keyguard import scrub_value, secret_variants, text_contains
-from .providers import ERROR_CLASSES, STOPS, Settings
+from .providers import Settings
+from .vocabulary import ANSWERED, EntryType, ErrorClass, Outcome, SearchKind, Stop
 
 AUDIT_FORMAT = 1
 
-CALL = "call"
-DECISION = "decision"
-CANCEL = "cancel"
-ENTRY_TYPES = (CALL, DECISION, CANCEL)
-
-# The outcome classes of pyapp.grading, spelled out here because they are part
-# of the stored format (a test keeps the two in step).
-GROUNDED = "grounded"
-NOT_GROUNDED = "not_grounded"
-MODEL_FAILURE = "model_failure"
-INFRA_FAILURE = "infrastructure_failure"
-OUTCOME_CANCELLED = "cancelled"
-OUTCOMES = (GROUNDED, NOT_GROUNDED, MODEL_FAILURE, INFRA_FAILURE, OUTCOME_CANCELLED)
-ANSWERED = (GROUNDED, NOT_GROUNDED, MODEL_FAILURE)
-
-SEARCH_KINDS = ("nearest", "radius")
+ENTRY_TYPES = tuple(EntryType)
+OUTCOMES = tuple(Outcome)
+# What a call's ``error`` may hold: why the request failed, or that the visitor cancelled it.
+CALL_ERRORS = (*ErrorClass, Outcome.CANCELLED)
 
 MAX_ANSWER_BYTES = 1_000_000
 MAX_NOTE_BYTES = 10_000
@@ -78,7 +68,7 @@ CALL_KEYS = _COMMON_KEYS + (
 DECISION_KEYS = _COMMON_KEYS + ("call_id", "helpful", "note")
 CANCEL_KEYS = _COMMON_KEYS + ("run_id", "case_id", "call_id")
 SEARCH_KEYS = ("order", "kind", "lon", "lat", "radius")
-_KEYS = {CALL: CALL_KEYS, DECISION: DECISION_KEYS, CANCEL: CANCEL_KEYS}
+_KEYS = {EntryType.CALL: CALL_KEYS, EntryType.DECISION: DECISION_KEYS, EntryType.CANCEL: CANCEL_KEYS}
 
 
 def new_entry_id() -> str:
@@ -102,7 +92,7 @@ def ungraded_outcome(outcome: CallOutcome) -> str | None:
     """The outcome class of a call that produced no answer, or ``None`` when the reply must be graded."""
     if outcome.reply is not None:
         return None
-    return OUTCOME_CANCELLED if outcome.error == CANCELLED else INFRA_FAILURE
+    return Outcome.CANCELLED if outcome.error == Outcome.CANCELLED else Outcome.INFRA_FAILURE
 
 
 def call_entry(
@@ -119,18 +109,19 @@ def call_entry(
     failure: str | None,
     search: dict | None = None,
 ) -> dict:
-    """The audit entry of one call (SPEC §6). ``prompt`` needs ``.version`` and ``.hash``.
+    """The audit entry of one call (DR-005). ``prompt`` needs ``.version`` and ``.hash``.
 
     ``search`` ({order, kind, lon, lat, radius}) is required for explorer calls
-    (``run_id`` None) so they can be graded again. Raises ``ValueError`` when the
-    parts contradict each other (e.g. a graded outcome without a reply).
+    (``run_id`` None), so the log and its exports say which search was explained;
+    only calls of a run are graded again (``pyapp.runs``). Raises ``ValueError``
+    when the parts contradict each other (e.g. a graded outcome without a reply).
     """
     reply = outcome.reply
     expected = ungraded_outcome(outcome)
     if expected is not None and grade_outcome != expected:
-        raise ValueError(f"a call without a reply is {expected!r}, not {grade_outcome!r}")
+        raise ValueError(f"a call without a reply is '{expected}', not '{grade_outcome}'")
     if expected is None and grade_outcome not in ANSWERED:
-        raise ValueError(f"a call with a reply must be graded, not {grade_outcome!r}")
+        raise ValueError(f"a call with a reply must be graded, not '{grade_outcome}'")
     message = _storable(outcome.message)
     answer = None if reply is None else stored_answer(reply.text)
     if reply is not None and answer != reply.text:
@@ -142,7 +133,7 @@ def call_entry(
     entry = {
         "format": AUDIT_FORMAT,
         "id": entry_id,
-        "type": CALL,
+        "type": EntryType.CALL,
         "time": format_time(time),
         "run_id": run_id,
         "case_id": case_id,
@@ -174,7 +165,7 @@ def decision_entry(entry_id: str, time: datetime | str, call_id: str, helpful: b
     entry = {
         "format": AUDIT_FORMAT,
         "id": entry_id,
-        "type": DECISION,
+        "type": EntryType.DECISION,
         "time": format_time(time),
         "call_id": call_id,
         "helpful": helpful,
@@ -191,7 +182,7 @@ def cancel_entry(
     entry = {
         "format": AUDIT_FORMAT,
         "id": entry_id,
-        "type": CANCEL,
+        "type": EntryType.CANCEL,
         "time": format_time(time),
         "run_id": run_id,
         "case_id": case_id,
@@ -235,7 +226,7 @@ def _storable(text: str | None) -> str | None:
 
 
 def _token_count(value: int | None) -> int | None:
-    return value if _is_int(value) and 0 <= value <= MAX_NUMBER else None
+    return value if is_int(value) and 0 <= value <= MAX_NUMBER else None
 
 
 def _cut(text: str | None, limit: int) -> str | None:
@@ -265,13 +256,9 @@ def valid_id(value: Any) -> bool:
     return isinstance(value, str) and _ID_RE.match(value) is not None
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _is_number(value: Any) -> bool:
     # math.isfinite would raise OverflowError on a huge int; ints are compared with bounds exactly.
-    return _is_int(value) or (isinstance(value, float) and math.isfinite(value))
+    return is_int(value) or (isinstance(value, float) and math.isfinite(value))
 
 
 def shown(value: object, limit: int = MAX_SHOWN_CHARS) -> str:
@@ -373,7 +360,7 @@ class _Checker:
         value = self.obj.get(key)
         if value is None and optional:
             return
-        if not _is_int(value) or not low <= value <= high:
+        if not is_int(value) or not low <= value <= high:
             self.fail(key, f"must be a whole number from {low} to {high:g}")
 
     def ms(self, key: str, *, optional: bool = False) -> None:
@@ -412,14 +399,14 @@ def validate_entry(obj: Any) -> list[str]:
     if problems:
         return problems
     check = _Checker(obj)
-    if not _is_int(obj["format"]) or obj["format"] != AUDIT_FORMAT:
+    if not is_int(obj["format"]) or obj["format"] != AUDIT_FORMAT:
         check.fail("format", f"must be {AUDIT_FORMAT}")
     check.id("id")
     if not _valid_time(obj["time"]):
         check.fail("time", "must be a UTC time like 2026-12-02T16:40:00.000Z")
-    if kind == CALL:
+    if kind == EntryType.CALL:
         _check_call(check)
-    elif kind == DECISION:
+    elif kind == EntryType.DECISION:
         check.id("call_id")
         if not isinstance(obj["helpful"], bool):
             check.fail("helpful", "must be true or false")
@@ -450,7 +437,7 @@ def _check_call(check: _Checker) -> None:
         check.fail("settings", _storable(str(exc)[:200]))
     check.int_range("status", 100, 599, optional=True)
     check.text("answer", MAX_ANSWER_BYTES, optional=True)
-    check.choice("stop", STOPS, optional=True)
+    check.choice("stop", tuple(Stop), optional=True)
     check.text("raw_stop_reason", 200, optional=True)
     check.int_range("input_tokens", 0, MAX_NUMBER, optional=True)
     check.int_range("output_tokens", 0, MAX_NUMBER, optional=True)
@@ -458,16 +445,16 @@ def _check_call(check: _Checker) -> None:
     check.ms("total_ms")
     check.int_range("retries", 0, 1000)
     check.choice("outcome", OUTCOMES)
-    check.choice("error", ERROR_CLASSES + (CANCELLED,), optional=True)
+    check.choice("error", CALL_ERRORS, optional=True)
     check.text("failure", MAX_TEXT_BYTES, optional=True)
     check.text("message", MAX_TEXT_BYTES)
     outcome, error = obj["outcome"], obj["error"]
     answered = isinstance(obj["answer"], str) and obj["stop"] is not None
     if outcome in ANSWERED and (error is not None or not answered):
         check.fail("outcome", f"{outcome} needs an answer and a stop, and no error")
-    if outcome == INFRA_FAILURE and (error is None or error == CANCELLED or obj["answer"] is not None):
+    if outcome == Outcome.INFRA_FAILURE and (error is None or error == Outcome.CANCELLED or obj["answer"] is not None):
         check.fail("outcome", "infrastructure_failure needs an error class and no answer")
-    if outcome == OUTCOME_CANCELLED and (error != CANCELLED or obj["answer"] is not None):
+    if outcome == Outcome.CANCELLED and (error != Outcome.CANCELLED or obj["answer"] is not None):
         check.fail("outcome", "cancelled needs error 'cancelled' and no answer")
 
 
@@ -479,16 +466,16 @@ def _check_search(check: _Checker, search: Any) -> None:
         return
     if not isinstance(search["order"], str) or not _ID_RE.match(search["order"]):
         check.fail("search.order", "must be an insertion order name")
-    if search["kind"] not in SEARCH_KINDS:
-        check.fail("search.kind", f"must be one of {', '.join(SEARCH_KINDS)}")
+    if search["kind"] not in tuple(SearchKind):
+        check.fail("search.kind", f"must be one of {', '.join(SearchKind)}")
     for axis, bound in (("lon", 180), ("lat", 90)):
         value = search[axis]
         if not _is_number(value) or not -bound <= value <= bound:
             check.fail(f"search.{axis}", f"must be a number from -{bound} to {bound}")
     radius = search["radius"]
-    if search["kind"] == "radius" and not (_is_number(radius) and 0 < radius <= 180):
+    if search["kind"] == SearchKind.RADIUS and not (_is_number(radius) and 0 < radius <= 180):
         check.fail("search.radius", "a radius search needs a positive radius")
-    if search["kind"] == "nearest" and radius is not None:
+    if search["kind"] == SearchKind.NEAREST and radius is not None:
         check.fail("search.radius", "must be null for a nearest search")
 
 

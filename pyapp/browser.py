@@ -8,12 +8,14 @@ CPython.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import platform
 from collections.abc import Callable
 
 from . import __version__
+from .vocabulary import EntryType
 
 OPS: dict[str, Callable] = {}
 
@@ -223,9 +225,13 @@ async def record_decision(call_id: str, helpful: bool, note: str) -> dict:
 @op
 async def audit_log() -> dict:
     """The calls in the log, newest first, without their answer texts (the list shows no answers)."""
+    from .report import fmt_whole
+
     entries, corrupt = await read_entries()
-    calls = [{key: value for key, value in entry.items() if key != "answer"}
-             for entry in reversed(entries) if entry["type"] == "call"]
+    calls = [{**{key: value for key, value in entry.items() if key != "answer"},
+              "answer_ms_text": "–" if entry["answer_ms"] is None else fmt_whole(entry["answer_ms"]),
+              "total_ms_text": fmt_whole(entry["total_ms"])}
+             for entry in reversed(entries) if entry["type"] == EntryType.CALL]
     return {"calls": calls, "corrupt": corrupt}
 
 
@@ -251,39 +257,55 @@ def emit(event: dict) -> None:
 @op
 def evalset() -> dict:
     from .evalset import evalset_summary, evalset_table
-    from .report import small_sample_guidance
+    from .report import fmt_count, small_sample_guidance
 
     table = evalset_table()
-    return {"cases": table, "summary": evalset_summary(table), "guidance": small_sample_guidance()}
+    summary = evalset_summary(table)
+    return {"cases": table, "summary": summary, "guidance": small_sample_guidance(),
+            "display": {"prompt_chars": fmt_count(summary["prompt_chars"])}}
+
+
+@functools.cache
+def grader():
+    """The worker's one grader: the set, its prompts and the data never change while the worker runs,
+    so each distinct answer is graded once however often the pages ask."""
+    from .runs import Grader
+
+    return Grader()
+
+
+def rebuild_log(entries: list[dict]):
+    """The runs of the log's entries (already validated by ``read_entries``), graded by the worker's grader."""
+    from .runs import rebuild
+
+    return rebuild(entries, validated=True, grader=grader())
 
 
 @op
 async def eval_overview() -> dict:
     """The runs list, newest first, rebuilt and graded from the log (the detail of a run is ``run_detail``)."""
-    from .report import runs_overview
-    from .runs import rebuild
+    from .report import rate_ticks, runs_overview
 
     entries, corrupt = await read_entries()
-    rebuilt = rebuild(entries, validated=True)
+    rebuilt = rebuild_log(entries)
     runs = sorted(rebuilt.runs, key=lambda run: run.started, reverse=True)
-    calls = sum(1 for entry in entries if entry["type"] == "call" and entry["run_id"])
-    return {"runs": runs_overview(runs), "calls": calls, "corrupt": corrupt + rebuilt.skipped}
+    calls = sum(1 for entry in entries if entry["type"] == EntryType.CALL and entry["run_id"])
+    return {"runs": runs_overview(runs), "calls": calls, "corrupt": corrupt + rebuilt.skipped,
+            "rate_ticks": rate_ticks()}
 
 
 @op
 async def run_detail(run_id: str) -> dict:
     from .report import run_report
-    from .runs import rebuild
 
-    return run_report(rebuild((await read_entries())[0], validated=True).run(run_id))
+    return run_report(rebuild_log((await read_entries())[0]).run(run_id))
 
 
 @op
 async def compare_runs(run_a: str, run_b: str) -> dict:
     from .report import compare_report
-    from .runs import rebuild
 
-    rebuilt = rebuild((await read_entries())[0], validated=True)
+    rebuilt = rebuild_log((await read_entries())[0])
     return compare_report(rebuilt.run(run_a), rebuilt.run(run_b))
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
-from pyapp.prompt import NEAREST, NUMBER_DECIMALS, Prompt, count_actions, final_distance, final_result_ids
-from pyapp.trace import FAR_PRUNE, VISIT
+from pyapp.jsontypes import is_json_integer
+from pyapp.prompt import NUMBER_DECIMALS, Prompt
+from pyapp.search import SearchResult
+from pyapp.vocabulary import SearchKind
 
 # The prompt prints distances rounded to NUMBER_DECIMALS decimals, so a copied
 # value is off by at most half a unit in the last place (5e-10). The tolerance
@@ -23,25 +24,6 @@ from pyapp.trace import FAR_PRUNE, VISIT
 DISTANCE_TOLERANCE = 10.0**-NUMBER_DECIMALS
 MAX_LISTED = 5
 MAX_DISTANCE = 1e300
-
-RESULT_RULE = (
-    "The claimed result ids equal the search's result (for a radius search, compared as sorted lists)."
-)
-DISTANCE_RULE = (
-    "The claimed distance is within 1e-9° of the true one (the prompt prints 9 decimals): for a nearest "
-    "search the distance to the result, for a radius search the largest reported distance, null exactly "
-    "when a radius search finds nothing."
-)
-NODES_VISITED_RULE = (
-    "The claimed number of nodes visited equals the number of visit steps in the whole search."
-)
-SUBTREES_PRUNED_RULE = (
-    "The claimed number of subtrees pruned equals the number of far_prune steps in the whole search."
-)
-CITED_STEPS_RULE = (
-    "At least one step is cited, and every cited step is one of the steps sent, with the action and "
-    "node id the trace gives it."
-)
 
 
 @dataclass(frozen=True)
@@ -74,17 +56,6 @@ class Facts:
         """The sent steps by number, built once per search (grading a log reuses one Facts per case)."""
         return {s.step: s for s in self.sent_steps}
 
-    def to_json(self) -> dict:
-        return {
-            "kind": self.kind,
-            "result_ids": list(self.result_ids),
-            "distance": self.distance,
-            "nodes_visited": self.nodes_visited,
-            "subtrees_pruned": self.subtrees_pruned,
-            "steps_total": self.steps_total,
-            "steps_sent": self.steps_sent,
-        }
-
 
 @dataclass(frozen=True)
 class CheckResult:
@@ -98,17 +69,17 @@ class CheckResult:
         return {"name": self.name, "passed": self.passed, "reason": self.reason}
 
 
-def facts_for(result: Any, prompt: Prompt) -> Facts:
-    """The facts for ``result`` (a SearchResult) as shown by ``prompt``, which must be built from it."""
-    steps = tuple(result.trace)
+def facts_for(result: SearchResult, prompt: Prompt) -> Facts:
+    """The facts for ``result`` as shown by ``prompt``, which must be built from it."""
+    steps = result.trace
     if prompt.steps_total != len(steps):
         raise ValueError(f"the prompt describes {prompt.steps_total} steps but the search has {len(steps)}")
     return Facts(
         kind=result.kind,
-        result_ids=tuple(final_result_ids(result)),
-        distance=final_distance(result),
-        nodes_visited=count_actions(steps, VISIT),
-        subtrees_pruned=count_actions(steps, FAR_PRUNE),
+        result_ids=result.result_ids,
+        distance=result.reported_distance,
+        nodes_visited=result.counts.nodes_visited,
+        subtrees_pruned=result.counts.subtrees_pruned,
         steps_total=len(steps),
         sent_steps=tuple(SentStep(s.index, s.action, s.node_id) for s in steps[: prompt.steps_sent]),
     )
@@ -121,7 +92,7 @@ def check_result(claims: dict, facts: Facts) -> CheckResult:
     if claimed is None:
         return CheckResult(name, False, "the answer gives no list of whole-number result ids")
     truth = list(facts.result_ids)
-    if facts.kind == NEAREST:
+    if facts.kind == SearchKind.NEAREST:
         if len(claimed) != 1:
             return CheckResult(
                 name, False, f"a nearest search has exactly one result; the answer claims {len(claimed)} ids"
@@ -192,7 +163,7 @@ def check_cited_steps(claims: dict, facts: Facts) -> CheckResult:
     problems: list[str] = []
     for item in cited:
         step = item.get("step") if isinstance(item, dict) else None
-        if not _is_int(step):
+        if not is_json_integer(step):
             problems.append(f"a cited step has no whole step number ({step!r})")
             continue
         step = int(step)
@@ -204,7 +175,7 @@ def check_cited_steps(claims: dict, facts: Facts) -> CheckResult:
                 problems.append(f"step {step} does not exist (the trace has {facts.steps_total} steps)")
             continue
         action, node_id = item.get("action"), item.get("node_id")
-        if action != truth.action or not _is_int(node_id) or int(node_id) != truth.node_id:
+        if action != truth.action or not is_json_integer(node_id) or int(node_id) != truth.node_id:
             problems.append(
                 f"step {step} is cited as {action} on node {node_id}; the trace has {truth.action} on node "
                 f"{truth.node_id}"
@@ -216,43 +187,27 @@ def check_cited_steps(claims: dict, facts: Facts) -> CheckResult:
     return CheckResult(name, False, f"{len(problems)} of {len(cited)} cited steps are wrong: {shown}{more}")
 
 
-@dataclass(frozen=True)
-class Check:
-    """A named check with the one-line rule the page shows beside its verdict."""
-
-    name: str
-    rule: str
-    run: Callable[[dict, Facts], CheckResult]
-
-
-CHECKS = (
-    Check("result", RESULT_RULE, check_result),
-    Check("distance", DISTANCE_RULE, check_distance),
-    Check("nodes_visited", NODES_VISITED_RULE, check_nodes_visited),
-    Check("subtrees_pruned", SUBTREES_PRUNED_RULE, check_subtrees_pruned),
-    Check("cited_steps", CITED_STEPS_RULE, check_cited_steps),
-)
-RULES = {check.name: check.rule for check in CHECKS}
+# The five checks by the name their verdicts carry; each one's rule is its docstring.
+CHECKS: dict[str, Callable[[dict, Facts], CheckResult]] = {
+    "result": check_result,
+    "distance": check_distance,
+    "nodes_visited": check_nodes_visited,
+    "subtrees_pruned": check_subtrees_pruned,
+    "cited_steps": check_cited_steps,
+}
 
 
 def run_checks(claims: dict, facts: Facts) -> tuple[CheckResult, ...]:
     """All five checks, in the order of ``CHECKS``."""
-    return tuple(check.run(claims, facts) for check in CHECKS)
+    return tuple(check(claims, facts) for check in CHECKS.values())
 
 
 def _count_check(name: str, claimed: object, truth: int, what: str) -> CheckResult:
-    if not _is_int(claimed):
+    if not is_json_integer(claimed):
         return CheckResult(name, False, f"claimed {claimed!r} {what}; the trace has {truth}")
     if int(claimed) == truth:
         return CheckResult(name, True, f"claimed {truth} {what}, as the trace has")
     return CheckResult(name, False, f"claimed {int(claimed)} {what}; the trace has {truth}")
-
-
-def _is_int(value: object) -> bool:
-    # JSON Schema counts 3.0 as an integer; a boolean is never one.
-    if isinstance(value, bool):
-        return False
-    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
 
 
 def _ints(value: object) -> list[int] | None:
@@ -260,7 +215,7 @@ def _ints(value: object) -> list[int] | None:
         return None
     if all(type(v) is int for v in value):  # the usual case, without the per-item checks below
         return list(value)
-    if not all(_is_int(v) for v in value):
+    if not all(is_json_integer(v) for v in value):
         return None
     return [int(v) for v in value]
 

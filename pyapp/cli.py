@@ -1,4 +1,4 @@
-"""Command line: ``python -m pyapp <subcommand>`` (same functions as the page, §9).
+"""Command line: ``python -m pyapp <subcommand>`` (the same functions as the page, DR-002).
 
 Each subcommand is one ``_add_<name>`` function that declares its arguments and one
 ``_run_<name>`` function that does the work and returns the exit status.
@@ -16,17 +16,19 @@ from pyapp.evalset import case, case_prompt, evalset_summary, evalset_table
 from pyapp.export import parse_import
 from pyapp.geodata import businesses_by_id
 from pyapp.kdtree import ORDERS
-from pyapp.prompt import Prompt
+from pyapp.prompt import Prompt, format_number
 from pyapp.report import compare_report, format_compare_report, format_run_report, run_report
 from pyapp.runs import Rebuilt, rebuild
-from pyapp.search import KINDS, SearchResult, search
-from pyapp.trace import Step
+from pyapp.search import SearchResult, search
+from pyapp.trace import AXIS_NAMES, Step
+from pyapp.vocabulary import Action, SearchKind
 
 
 def _add_trace(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("trace", help="run one search and print its result and trace")
     p.add_argument("--order", required=True, choices=ORDERS, help="insertion order of the tree")
-    p.add_argument("--kind", required=True, choices=KINDS, help="nearest neighbour or radius search")
+    p.add_argument("--kind", required=True, choices=[kind.value for kind in SearchKind],
+                   help="nearest neighbour or radius search")
     p.add_argument("--radius", type=float, help="radius in degrees (radius searches only)")
     p.add_argument("--lon", type=float, required=True, help="query longitude in degrees")
     p.add_argument("--lat", type=float, required=True, help="query latitude in degrees")
@@ -35,9 +37,9 @@ def _add_trace(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_trace(args: argparse.Namespace) -> int:
-    if args.kind == "radius" and args.radius is None:
+    if args.kind == SearchKind.RADIUS and args.radius is None:
         raise _UsageError("--radius is required with --kind radius")
-    if args.kind == "nearest" and args.radius is not None:
+    if args.kind == SearchKind.NEAREST and args.radius is not None:
         raise _UsageError("--radius applies only to --kind radius")
     result = search(args.order, args.kind, args.lon, args.lat, args.radius)
     if args.json:
@@ -47,22 +49,19 @@ def _run_trace(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fmt(x: float) -> str:
-    return f"{x:.9f}"
-
-
-def format_step(step: Step) -> str:
-    """One trace step as a line of text."""
+def readable_step(step: Step) -> str:
+    """One trace step as a line for a person (the prompt's own line is ``pyapp.prompt.trace_line``)."""
     head = f"{step.index:5d}  {step.action:<9}  node {step.node_id} (depth {step.depth})"
-    if step.action == "visit":
-        axis = ("lon", "lat")[step.axis]
-        return f"{head}  point ({_fmt(step.lon)}, {_fmt(step.lat)})  splits {axis} at {_fmt(step.split)}"
-    if step.action in ("distance", "best", "report"):
-        return f"{head}  distance {_fmt(step.distance)}"
-    if step.action == "near":
+    if step.action == Action.VISIT:
+        axis = AXIS_NAMES[step.axis]
+        point = f"({format_number(step.lon)}, {format_number(step.lat)})"
+        return f"{head}  point {point}  splits {axis} at {format_number(step.split)}"
+    if step.action in (Action.DISTANCE, Action.BEST, Action.REPORT):
+        return f"{head}  distance {format_number(step.distance)}"
+    if step.action == Action.NEAR:
         return f"{head}  side {step.side}"
-    relation = "<=" if step.action == "far_visit" else ">"
-    return f"{head}  side {step.side}  gap {_fmt(step.gap)} {relation} bound {_fmt(step.bound)}"
+    relation = "<=" if step.action == Action.FAR_VISIT else ">"
+    return f"{head}  side {step.side}  gap {format_number(step.gap)} {relation} bound {format_number(step.bound)}"
 
 
 def format_search(result: SearchResult) -> str:
@@ -70,7 +69,7 @@ def format_search(result: SearchResult) -> str:
     names = businesses_by_id()
     stats = result.tree
     lon, lat = result.query
-    asked = f"{result.kind} search, order {result.order}, query ({_fmt(lon)}, {_fmt(lat)})"
+    asked = f"{result.kind} search, order {result.order}, query ({format_number(lon)}, {format_number(lat)})"
     if result.radius is not None:
         asked += f", radius {result.radius:g}"
     lines = [
@@ -81,14 +80,14 @@ def format_search(result: SearchResult) -> str:
     for n in result.result:
         b = names.get(n.id)
         label = f"  {b.name} [{b.category}]" if b is not None else ""
-        lines.append(f"  {n.id}  distance {_fmt(n.distance)}{label}")
+        lines.append(f"  {n.id}  distance {format_number(n.distance)}{label}")
     c = result.counts
     lines.append(
         f"nodes visited {c.nodes_visited}, subtrees pruned {c.subtrees_pruned}, "
         f"distances computed {c.distances_computed}"
     )
     lines.append(f"trace: {len(result.trace)} steps")
-    lines.extend(format_step(step) for step in result.trace)
+    lines.extend(readable_step(step) for step in result.trace)
     return "\n".join(lines)
 
 

@@ -54,10 +54,7 @@ from datetime import UTC
 from urllib.parse import urlsplit
 
 from .providers import (
-    AUTH,
-    NETWORK,
     OPENAI_COMPATIBLE,
-    QUOTA,
     HttpRequest,
     ProviderError,
     Reply,
@@ -66,8 +63,8 @@ from .providers import (
     redact,
     request_key,
 )
+from .vocabulary import ErrorClass, Outcome
 
-CANCELLED = "cancelled"
 _DETAIL_LIMIT = 200
 
 
@@ -97,7 +94,9 @@ class RetryPolicy:
     """Bounds on retrying one call; see the module docstring for the reasons.
 
     ``request_timeout_s`` is for the transport to enforce (by aborting and
-    raising ``NetworkError``); the call loop itself has no timer.
+    raising ``TimedOut``; ``pyapp.browser.transport`` reads it from
+    ``DEFAULT_POLICY``); the call loop itself has no timer and only shows the
+    limit in its ``Progress``.
     """
 
     max_attempts: int = 4
@@ -125,15 +124,15 @@ DEFAULT_POLICY = RetryPolicy()
 class CallOutcome:
     """The result of one call, success or failure; what the audit entry records.
 
-    ``error`` is ``None`` on a reply, otherwise an error class of
-    :mod:`pyapp.providers` or ``"cancelled"``. ``status`` is the last HTTP
+    ``error`` is ``None`` on a reply, otherwise an :class:`~pyapp.vocabulary.ErrorClass`
+    or ``Outcome.CANCELLED``. ``status`` is the last HTTP
     status received (``None`` if none arrived). ``answer_ms`` is ``None`` when
     no response arrived.
     """
 
     status: int | None
     reply: Reply | None
-    error: str | None
+    error: ErrorClass | Outcome | None
     message: str
     answer_ms: float | None
     total_ms: float
@@ -226,7 +225,7 @@ async def call(
     last_status: int | None = None
 
     def finish(
-        *, reply: Reply | None = None, error: str | None, message: str, answer_ms: float | None
+        *, reply: Reply | None = None, error: ErrorClass | Outcome | None, message: str, answer_ms: float | None
     ) -> CallOutcome:
         return CallOutcome(
             status=last_status,
@@ -236,12 +235,12 @@ async def call(
             answer_ms=answer_ms,
             total_ms=clock() - start,
             retries=retries,
-            stops_run=error in (AUTH, QUOTA),
+            stops_run=error in (ErrorClass.AUTH, ErrorClass.QUOTA),
         )
 
     def stopped() -> CallOutcome:
         when = "before an answer arrived" if last_status is None else f"after HTTP {last_status}"
-        return finish(error=CANCELLED, message=f"Cancelled {when}.", answer_ms=None)
+        return finish(error=Outcome.CANCELLED, message=f"Cancelled {when}.", answer_ms=None)
 
     async def wait(seconds: float) -> bool:
         """Wait; ``False`` when cancelled before, during or after the wait."""
@@ -270,7 +269,7 @@ async def call(
             if (network_failures > policy.network_retries or timeouts > policy.timeout_retries
                     or attempts >= policy.max_attempts):
                 return finish(
-                    error=NETWORK, message=_network_message(request, exc, attempts), answer_ms=None
+                    error=ErrorClass.NETWORK, message=_network_message(request, exc, attempts), answer_ms=None
                 )
             delay = policy.backoff_s(retries)
             retries += 1
@@ -279,7 +278,7 @@ async def call(
             continue
         except Exception as exc:  # noqa: BLE001 - a transport bug must still end in an audited outcome
             message = f"The request failed unexpectedly ({type(exc).__name__}: {_short(str(exc))})."
-            return finish(error=NETWORK, message=message, answer_ms=None)
+            return finish(error=ErrorClass.NETWORK, message=message, answer_ms=None)
         answer_ms = clock() - sent
         last_status = response.status
         result = parse_response(request.provider, response.status, response.headers, response.body, key=key)

@@ -40,6 +40,7 @@ from pyapp.geodata import bounding_box, load_businesses
 from pyapp.kdtree import ORDERS
 from pyapp.prompt import MAX_STEPS, Prompt, build_prompt
 from pyapp.search import SearchResult, search
+from pyapp.vocabulary import SearchKind
 
 EVAL_SET_VERSION = "explain-eval-v2"
 SEED = 2026
@@ -53,24 +54,24 @@ RADIUS_LARGE = "radius-large"
 
 
 @dataclass(frozen=True)
-class Kind:
+class CaseKind:
     """One kind of case: how its query points are drawn and which search they get."""
 
     name: str
     label: str
-    search_kind: str
+    search_kind: SearchKind
     radius: float | None
     near_business: bool
 
 
-KINDS = (
-    Kind(NEAR_BUSINESS, "nearest near a business", "nearest", None, True),
-    Kind(ANYWHERE, "nearest anywhere in the city", "nearest", None, False),
-    Kind(RADIUS_SMALL, "radius 0.0005°", "radius", 0.0005, True),
-    Kind(RADIUS_LARGE, "radius 0.003°", "radius", 0.003, False),
+CASE_KINDS = (
+    CaseKind(NEAR_BUSINESS, "nearest near a business", SearchKind.NEAREST, None, True),
+    CaseKind(ANYWHERE, "nearest anywhere in the city", SearchKind.NEAREST, None, False),
+    CaseKind(RADIUS_SMALL, "radius 0.0005°", SearchKind.RADIUS, 0.0005, True),
+    CaseKind(RADIUS_LARGE, "radius 0.003°", SearchKind.RADIUS, 0.003, False),
 )
-KIND_NAMES = tuple(k.name for k in KINDS)
-_KIND = {k.name: k for k in KINDS}
+CASE_KIND_NAMES = tuple(k.name for k in CASE_KINDS)
+_CASE_KIND = {k.name: k for k in CASE_KINDS}
 
 _ORDER_NOTES = {
     "file": "inserted in file order (ascending OSM id)",
@@ -94,8 +95,8 @@ class Case:
     why_it_matters: str
 
     @property
-    def search_kind(self) -> str:
-        return _KIND[self.kind].search_kind
+    def search_kind(self) -> SearchKind:
+        return _CASE_KIND[self.kind].search_kind
 
     def to_json(self) -> dict:
         return {
@@ -125,7 +126,7 @@ def _round(x: float) -> float:
     return round(x, COORD_DECIMALS)
 
 
-def draw_points(kind: Kind, rng: random.Random, count: int = len(ORDERS)) -> list[_Draw]:
+def draw_points(kind: CaseKind, rng: random.Random, count: int = len(ORDERS)) -> list[_Draw]:
     """``count`` query points for ``kind`` from ``rng``, in draw order (module doc gives the rules)."""
     points = load_businesses()
     box = bounding_box(points)
@@ -144,9 +145,9 @@ def draw_points(kind: Kind, rng: random.Random, count: int = len(ORDERS)) -> lis
     return draws
 
 
-def _why(kind: Kind, draw: _Draw, result: SearchResult, prompt: Prompt) -> str:
+def _why(kind: CaseKind, draw: _Draw, result: SearchResult, prompt: Prompt) -> str:
     """One line on what this particular case tests, from its own search."""
-    ids = [n.id for n in result.result]
+    ids = result.result_ids
     if kind.name == NEAR_BUSINESS:
         if ids and ids[0] == draw.source_id:
             what = "Nearest beside a business, which is itself the answer"
@@ -175,7 +176,7 @@ def build_cases(seed_for: Callable[[str], str] = stream_seed) -> tuple[Case, ...
     """
     cases = []
     number = 1
-    for kind in KINDS:
+    for kind in CASE_KINDS:
         rng = random.Random(seed_for(kind.name))
         for order, draw in zip(ORDERS, draw_points(kind, rng), strict=True):
             result = search(order, kind.search_kind, draw.lon, draw.lat, kind.radius)
@@ -209,10 +210,6 @@ def case(case_id: str) -> Case:
     return found
 
 
-def kind_of(name: str) -> Kind:
-    return _KIND[name]
-
-
 @lru_cache(maxsize=32)
 def case_search(c: Case) -> SearchResult:
     """The search of case ``c`` on the data tree of its order."""
@@ -239,7 +236,7 @@ def evalset_table() -> list[dict]:
         prompt = case_prompt(c)
         rows.append({
             **c.to_json(),
-            "kind_label": _KIND[c.kind].label,
+            "kind_label": _CASE_KIND[c.kind].label,
             "tree_depth": result.tree.depth,
             "results": len(result.result),
             "steps": len(result.trace),

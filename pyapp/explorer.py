@@ -14,12 +14,13 @@ from .geodata import businesses_by_id
 from .kdtree import HIGH, LOW, build_tree
 from .search import SearchResult, search
 from .touched_tree import touched_tree
-from .trace import BEST, DISTANCE, FAR_PRUNE, FAR_VISIT, NEAR, REPORT, VISIT, Step
+from .trace import Step
+from .vocabulary import Action, SearchKind
 
 AXIS_LABEL = ("longitude", "latitude")
 SIDE_LABEL = ({LOW: "west", HIGH: "east"}, {LOW: "south", HIGH: "north"})
 # The steps "next decision" stops at: a subtree skipped, a new best, a point found inside the radius.
-DECISIONS = (FAR_PRUNE, BEST, REPORT)
+DECISIONS = (Action.FAR_PRUNE, Action.BEST, Action.REPORT)
 # The map shows the data's bounding box and this fraction of its size around it; queries must fall on the map.
 MARGIN = 0.02
 
@@ -58,27 +59,27 @@ def caption(step: Step, kind: str, names: dict, axis: int) -> str:
     """One sentence describing ``step`` for a learner; ``axis`` is the splitting axis of the step's node."""
     name = names[step.node_id].name if step.node_id in names else str(step.node_id)
     side = SIDE_LABEL[axis].get(step.side or "", "")
-    if step.action == VISIT:
+    if step.action == Action.VISIT:
         return (f"Visit {name} (depth {step.depth}); its line splits on {AXIS_LABEL[step.axis]} "
                 f"at {degrees(step.split)}°.")
-    if step.action == DISTANCE:
+    if step.action == Action.DISTANCE:
         return f"Distance from the query to {name}: {degrees(step.distance)}°."
-    if step.action == BEST:
+    if step.action == Action.BEST:
         return f"{name} is the nearest so far, at {degrees(step.distance)}°."
-    if step.action == REPORT:
+    if step.action == Action.REPORT:
         return f"{name} lies inside the radius, at {degrees(step.distance)}°."
-    if step.action == NEAR:
+    if step.action == Action.NEAR:
         return f"The query lies {side} of {name}'s line: search the {side} side first."
     gap = degrees(step.gap)
     bound = degrees(step.bound)
-    if step.action == FAR_VISIT:
-        if kind == "nearest":
+    if step.action == Action.FAR_VISIT:
+        if kind == SearchKind.NEAREST:
             return (f"The line is {gap}° away, not more than the best distance so far ({bound}°): "
                     f"the {side} side of {name} may hold a closer point, so search it too.")
         return (f"The line is {gap}° away, not more than the radius ({bound}°): the circle reaches across it, "
                 f"so the {side} side of {name} may hold points inside the radius; search it too.")
-    if step.action == FAR_PRUNE:
-        bound_name = "the best distance so far" if kind == "nearest" else "the radius"
+    if step.action == Action.FAR_PRUNE:
+        bound_name = "the best distance so far" if kind == SearchKind.NEAREST else "the radius"
         return (f"The line is {gap}° away, more than {bound_name} ({bound}°): "
                 f"skip the {side} side of {name} entirely.")
     raise ValueError(f"unknown action {step.action!r}")
@@ -110,11 +111,11 @@ def search_view(order: str, kind: str, lon: float, lat: float, radius: float | N
     best = None
     for step in result.trace:
         node = tree.node(step.node_id)
-        if step.action == BEST:
+        if step.action == Action.BEST:
             best = described(step.node_id, step.distance)
         view = {"caption": caption(step, kind, names, node.axis), "best": best,
                 "decision": step.action in DECISIONS}
-        if step.action == FAR_PRUNE:
+        if step.action == Action.FAR_PRUNE:
             view["pruned_region"] = node.child_region(step.side).to_json()
         steps.append(view)
     data = result.to_json()

@@ -26,7 +26,10 @@ from collections.abc import Iterable
 
 from pyapp import audit, strict_json
 from pyapp.evalset import EVAL_SET_VERSION
-from pyapp.runs import GRADED, rebuild
+from pyapp.jsontypes import is_int
+from pyapp.report import fmt_fixed
+from pyapp.runs import rebuild
+from pyapp.vocabulary import CaseStatus, EntryType
 
 EXPORT_FORMAT = 1
 EXPORT_NAME = "kd-tree-explorer-audit"
@@ -67,15 +70,15 @@ def select_entries(entries: Iterable[dict], run_id: str | None = None, *, explor
     """
     valid = [e for e in entries if not audit.validate_entry(e)]
     if explorer:
-        in_scope = [e for e in valid if e["type"] == audit.CALL and e["run_id"] is None]
+        in_scope = [e for e in valid if e["type"] == EntryType.CALL and e["run_id"] is None]
     else:
-        in_scope = [e for e in valid if e["type"] != audit.DECISION and e["run_id"] is not None
+        in_scope = [e for e in valid if e["type"] != EntryType.DECISION and e["run_id"] is not None
                     and (run_id is None or e["run_id"] == run_id)]
         if run_id is not None and not in_scope:
             raise ValueError(f"no run {run_id!r} in the audit log")
-    calls = {e["id"] for e in in_scope if e["type"] == audit.CALL}
+    calls = {e["id"] for e in in_scope if e["type"] == EntryType.CALL}
     chosen = {e["id"] for e in in_scope}
-    return [e for e in valid if e["id"] in chosen or (e["type"] == audit.DECISION and e["call_id"] in calls)]
+    return [e for e in valid if e["id"] in chosen or (e["type"] == EntryType.DECISION and e["call_id"] in calls)]
 
 
 def export_json(entries: Iterable[dict], run_id: str | None = None, *, explorer: bool = False) -> str:
@@ -99,26 +102,33 @@ def _cell(value: object, text: bool = False) -> str:
     return out
 
 
+def _ms_cell(value: float | None) -> str:
+    """A latency to a tenth of a millisecond, half up (DR-006): the clock's float noise is not data."""
+    return "" if value is None else fmt_fixed(value, 1)
+
+
 def export_csv(entries: Iterable[dict], run_id: str | None = None) -> str:
     """One row per call of one run (or every run), columns ``CSV_COLUMNS``, calls in time order.
 
     ``counted_as`` says what the call is in the rebuilt run: counted, repeat,
     stale_input, infrastructure_failure or cancelled; ``graded_outcome`` and
-    ``failed_checks`` are today's grade of a counted answer. Text cells that a
-    spreadsheet would run as a formula start with an apostrophe.
+    ``failed_checks`` are today's grade of a counted answer. ``answer_ms`` and
+    ``total_ms`` have one decimal, rounded half up (131.49999999999818 -> 131.5);
+    the JSON export keeps the logged values. Text cells that a spreadsheet would
+    run as a formula start with an apostrophe.
     """
     chosen = select_entries(entries, run_id)
     role: dict[str, tuple[str, object]] = {}
     for run in rebuild(chosen, validated=True):
         for result in run.cases:
-            if result.status == GRADED:
+            if result.status == CaseStatus.GRADED:
                 role[result.entry_id] = ("counted", result.grade)
-        for name, notes in (("repeat", run.repeats), ("stale_input", run.stale),
-                            ("infrastructure_failure", run.infrastructure_failures),
-                            ("cancelled", run.cancelled)):
+        for name, notes in (("repeat", run.repeats), (CaseStatus.STALE, run.stale),
+                            (CaseStatus.INFRA_FAILURE, run.infrastructure_failures),
+                            (CaseStatus.CANCELLED, run.cancelled)):
             for note in notes:
                 role[note.entry_id] = (name, None)
-    calls = sorted((e for e in chosen if e["type"] == audit.CALL), key=lambda e: (e["run_id"], e["time"]))
+    calls = sorted((e for e in chosen if e["type"] == EntryType.CALL), key=lambda e: (e["run_id"], e["time"]))
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
@@ -131,7 +141,7 @@ def export_csv(entries: Iterable[dict], run_id: str | None = None) -> str:
             _cell(s["provider"], True), _cell(s["model"], True), _cell(s["max_tokens"]),
             _cell(s["temperature"]),
             _cell(s["base_url"], True), _cell(e["status"]), _cell(e["stop"]), _cell(e["input_tokens"]),
-            _cell(e["output_tokens"]), _cell(e["answer_ms"]), _cell(e["total_ms"]), _cell(e["retries"]),
+            _cell(e["output_tokens"]), _ms_cell(e["answer_ms"]), _ms_cell(e["total_ms"]), _cell(e["retries"]),
             _cell(e["outcome"]), _cell(e["error"]), counted_as,
             "" if grade is None else grade.outcome,
             _cell(grade.failure if grade is not None else e["failure"], True),
@@ -170,7 +180,7 @@ def _check_head(doc: object) -> list:
             f"\"{EXPORT_NAME}\". Nothing was imported."
         )
     version = doc.get("format_version")
-    if isinstance(version, bool) or not isinstance(version, int):
+    if not is_int(version):
         raise ImportFileError("The export has no whole-number format_version; nothing was imported.")
     if not 0 <= version <= 1_000:  # never echo a number of thousands of digits
         raise ImportFileError("The export's format_version is not one this site knows; nothing was imported.")
@@ -190,9 +200,7 @@ def _check_head(doc: object) -> list:
     if not isinstance(doc["eval_set_version"], str) or audit.hostile_values(doc["eval_set_version"]):
         raise ImportFileError("The export's eval_set_version must be text; nothing was imported.")
     run_id = doc["run_id"]
-    if run_id is not None and (not isinstance(run_id, str) or audit.validate_entry(
-            {"format": 1, "id": "x", "type": "cancel", "time": "2026-01-01T00:00:00.000Z", "run_id": run_id,
-             "case_id": "C01", "call_id": None})):
+    if run_id is not None and not audit.valid_id(run_id):
         raise ImportFileError("The export's run_id is not a valid run id; nothing was imported.")
     entries = doc["entries"]
     if not isinstance(entries, list):
@@ -267,9 +275,9 @@ def parse_import(text: str | bytes) -> list[dict]:
 
 
 def _check_one_run(run_id: str | None, entries: list[dict]) -> None:
-    calls = {e["id"] for e in entries if e["type"] == audit.CALL}
+    calls = {e["id"] for e in entries if e["type"] == EntryType.CALL}
     for index, entry in enumerate(entries):
-        if entry["type"] == audit.DECISION:
+        if entry["type"] == EntryType.DECISION:
             if entry["call_id"] not in calls:
                 raise ImportFileError(
                     f"{_label(index, entry)} is a decision on a call that is not in the file; "

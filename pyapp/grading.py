@@ -16,7 +16,7 @@ cut to 1 MB, lone surrogates replaced), at call time and on every rebuild, so a
 grade never changes between the two (DR-006). Grading never raises.
 
 Infrastructure failures (key, quota, network, rate limits) never reach this
-module: the client decides them, and only the constant lives here.
+module: the client decides them.
 """
 
 from __future__ import annotations
@@ -27,20 +27,8 @@ from dataclasses import dataclass
 
 from pyapp import strict_json
 from pyapp.checks import CheckResult, Facts, run_checks
-from pyapp.providers import STOP_MAX_TOKENS, STOP_REFUSAL
 from pyapp.schema_check import validate_answer
-
-GROUNDED = "grounded"
-NOT_GROUNDED = "not_grounded"
-MODEL_FAILURE = "model_failure"
-INFRA_FAILURE = "infrastructure_failure"
-OUTCOMES = (GROUNDED, NOT_GROUNDED, MODEL_FAILURE, INFRA_FAILURE)
-
-INVALID_JSON = "invalid_json"
-TRUNCATED = "truncated"
-REFUSAL = "refusal"
-SCHEMA_MISMATCH = "schema_mismatch"
-FAILURES = (INVALID_JSON, TRUNCATED, REFUSAL, SCHEMA_MISMATCH)
+from pyapp.vocabulary import ModelFailure, Outcome, Stop
 
 # One fence around the whole answer, with an optional "json" tag; nothing else.
 _FENCE = re.compile(r"\A```(?:json|JSON)?[ \t]*\n(?P<body>.*)\n```\Z", re.DOTALL)
@@ -79,20 +67,21 @@ class Grade:
 
 def grade_answer(text: str, stop: str, facts: Facts) -> Grade:
     """Grade the answer ``text`` that stopped for ``stop`` against ``facts`` (rules in the module doc)."""
-    if stop == STOP_MAX_TOKENS:
-        return _failure(TRUNCATED, "the answer stopped at the token limit before it was finished")
-    if stop == STOP_REFUSAL:
-        return _failure(REFUSAL, "the model declined to answer")
+    if stop == Stop.MAX_TOKENS:
+        return _failure(ModelFailure.TRUNCATED, "the answer stopped at the token limit before it was finished")
+    if stop == Stop.REFUSAL:
+        return _failure(ModelFailure.REFUSAL, "the model declined to answer")
     try:
         claims = parse_answer(text)
     except ValueError as exc:
-        return _failure(INVALID_JSON, f"the answer is not valid JSON: {exc}")
+        return _failure(ModelFailure.INVALID_JSON, f"the answer is not valid JSON: {exc}")
     errors = validate_answer(claims)
     if errors:
         parsed = claims if isinstance(claims, dict) else None
-        return _failure(SCHEMA_MISMATCH, "the answer does not fit the schema: " + "; ".join(errors), parsed)
+        return _failure(ModelFailure.SCHEMA_MISMATCH, "the answer does not fit the schema: " + "; ".join(errors),
+                        parsed)
     results = run_checks(claims, facts)
-    outcome = GROUNDED if all(r.passed for r in results) else NOT_GROUNDED
+    outcome = Outcome.GROUNDED if all(r.passed for r in results) else Outcome.NOT_GROUNDED
     return Grade(outcome, None, results, claims, claims["walkthrough"])
 
 
@@ -114,5 +103,5 @@ def parse_answer(text: str) -> object:
         raise ValueError(f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
 
 
-def _failure(failure: str, detail: str, claims: dict | None = None) -> Grade:
-    return Grade(MODEL_FAILURE, failure, (), claims, None, detail)
+def _failure(failure: ModelFailure, detail: str, claims: dict | None = None) -> Grade:
+    return Grade(Outcome.MODEL_FAILURE, failure, (), claims, None, detail)

@@ -11,7 +11,8 @@ correctly rounded on every Python), which is what the distance tolerance in
 ``pyapp.checks`` is derived from.
 
 Any change to the text or layout below must come with a new ``PROMPT_VERSION``;
-``tests/test_prompt.py`` pins the fingerprint of the current version.
+``tests/test_prompt.py`` pins the fingerprint of the current version
+(``tests/explain_samples.py``).
 """
 
 from __future__ import annotations
@@ -19,18 +20,15 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
 
-from pyapp.kdtree import TreeStats
 from pyapp.schema_check import schema_text
-from pyapp.search import Neighbour, SearchCounts, SearchResult
-from pyapp.trace import AXIS_NAMES, BEST, DISTANCE, FAR_PRUNE, FAR_VISIT, NEAR, REPORT, VISIT, Step
+from pyapp.search import SearchResult
+from pyapp.trace import AXIS_NAMES, Step
+from pyapp.vocabulary import Action, SearchKind
 
 PROMPT_VERSION = "explain-prompt-1"
 MAX_STEPS = 150
 NUMBER_DECIMALS = 9
-NEAREST = "nearest"
-RADIUS = "radius"
 
 SYSTEM_TEMPLATE = """\
 You explain one search in a k-d tree to a learner who is new to k-d trees.
@@ -95,8 +93,8 @@ Trace: {trace_heading}
 """
 
 SEARCH_LINE = {
-    NEAREST: "kind: nearest (the one point closest to the query)",
-    RADIUS: "kind: radius (every point within radius {radius} of the query)",
+    SearchKind.NEAREST: "kind: nearest (the one point closest to the query)",
+    SearchKind.RADIUS: "kind: radius (every point within radius {radius} of the query)",
 }
 ROOT_LINE = "node_id={node_id} splits on {axis} at {split}"
 NO_ROOT_LINE = "none (the tree is empty)"
@@ -113,22 +111,6 @@ NULL = "null"
 # Step fields printed after ``node_id`` and ``depth``, in this order; a field of
 # pyapp.trace.Step that is missing here is deliberately left out of the prompt.
 LINE_FIELDS = ("axis", "split", "lon", "lat", "distance", "side", "gap", "bound")
-
-TEMPLATES = (
-    SYSTEM_TEMPLATE,
-    USER_TEMPLATE,
-    SEARCH_LINE[NEAREST],
-    SEARCH_LINE[RADIUS],
-    ROOT_LINE,
-    NO_ROOT_LINE,
-    HEADING_ALL,
-    HEADING_CUT,
-    CUT_MARKER,
-    NO_STEPS_LINE,
-    NULL,
-    " ".join(LINE_FIELDS),
-)
-
 
 @dataclass(frozen=True)
 class Prompt:
@@ -164,8 +146,11 @@ def format_number(x: float) -> str:
     return format(float(x), f".{NUMBER_DECIMALS}f")
 
 
-def format_step(step: Step) -> str:
-    """One trace line, e.g. ``3 far_prune node_id=7 depth=1 side=high gap=0.001000000 bound=0.000500000``."""
+def trace_line(step: Step) -> str:
+    """One trace line as the prompt sends it.
+
+    For example ``3 far_prune node_id=7 depth=1 side=high gap=0.001000000 bound=0.000500000``.
+    """
     parts = [str(step.index), step.action, f"node_id={step.node_id}", f"depth={step.depth}"]
     for name in LINE_FIELDS:
         value = getattr(step, name)
@@ -191,43 +176,25 @@ def prompt_hash(system: str, user: str) -> str:
     return hashlib.sha256(canonical_prompt_bytes(system, user)).hexdigest()
 
 
-def final_result_ids(result: Any) -> list[int]:
-    """The search's result ids: the one nearest id, or every radius id in ascending order."""
-    ids = [int(n.id) for n in result.result]
-    return sorted(ids) if result.kind == RADIUS else ids
-
-
-def final_distance(result: Any) -> float | None:
-    """Nearest: distance to the result. Radius: the largest reported distance, None if empty."""
-    distances = [float(n.distance) for n in result.result]
-    if not distances:
-        return None
-    return distances[0] if result.kind == NEAREST else max(distances)
-
-
-def count_actions(steps: Any, action: str) -> int:
-    return sum(1 for step in steps if step.action == action)
-
-
-def build_prompt(result: Any) -> Prompt:
-    """The prompt for one search result (``pyapp.search.SearchResult`` or alike)."""
+def build_prompt(result: SearchResult) -> Prompt:
+    """The prompt for one search result."""
     if result.kind not in SEARCH_LINE:
         raise ValueError(f"unknown search kind {result.kind!r}")
     system = SYSTEM_TEMPLATE.format(schema=schema_text().strip())
     steps = tuple(result.trace)
     sent = steps[:MAX_STEPS]
-    lines = [format_step(step) for step in sent] or [NO_STEPS_LINE]
+    lines = [trace_line(step) for step in sent] or [NO_STEPS_LINE]
     if len(sent) < len(steps):
         heading = HEADING_CUT.format(sent=len(sent), total=len(steps))
-        distance = final_distance(result)
+        distance = result.reported_distance
         lines.append(
             CUT_MARKER.format(
                 hidden=len(steps) - len(sent),
                 total=len(steps),
-                result_ids=json.dumps(final_result_ids(result), separators=(",", ":")),
+                result_ids=json.dumps(list(result.result_ids), separators=(",", ":")),
                 distance=NULL if distance is None else format_number(distance),
-                nodes_visited=count_actions(steps, VISIT),
-                subtrees_pruned=count_actions(steps, FAR_PRUNE),
+                nodes_visited=result.counts.nodes_visited,
+                subtrees_pruned=result.counts.subtrees_pruned,
             )
         )
     else:
@@ -235,7 +202,7 @@ def build_prompt(result: Any) -> Prompt:
     stats = result.tree
     user = USER_TEMPLATE.format(
         search_line=SEARCH_LINE[result.kind].format(
-            radius=format_number(result.radius) if result.kind == RADIUS else ""
+            radius=format_number(result.radius) if result.kind == SearchKind.RADIUS else ""
         ),
         query_lon=format_number(result.query[0]),
         query_lat=format_number(result.query[1]),
@@ -259,74 +226,7 @@ def build_prompt(result: Any) -> Prompt:
 
 def _root_line(steps: tuple[Step, ...]) -> str:
     # Every search starts by visiting the root, so the first step describes it.
-    if not steps or steps[0].action != VISIT:
+    if not steps or steps[0].action != Action.VISIT:
         return NO_ROOT_LINE
     root = steps[0]
     return ROOT_LINE.format(node_id=root.node_id, axis=AXIS_NAMES[root.axis], split=format_number(root.split))
-
-
-# --- fingerprint -----------------------------------------------------------
-
-
-def _sample_steps(count: int) -> tuple[Step, ...]:
-    """A made-up trace that uses every action and every printed field."""
-    steps: list[Step] = []
-    node = 1
-    while len(steps) < count:
-        depth = len(steps) // 7
-        axis = depth % 2
-        i = len(steps)
-        steps += [
-            Step(
-                i + 1,
-                VISIT,
-                node,
-                depth,
-                axis=axis,
-                split=24.9 + node / 1e4,
-                lon=24.9 + node / 1e4,
-                lat=60.17,
-            ),
-            Step(i + 2, DISTANCE, node, depth, distance=node / 3e4),
-            Step(i + 3, BEST, node, depth, distance=node / 3e4),
-            Step(i + 4, REPORT, node, depth, distance=node / 3e4),
-            Step(i + 5, NEAR, node, depth, side="low"),
-            Step(i + 6, FAR_VISIT, node, depth, side="high", gap=1 / 7e4, bound=2 / 7e4),
-            Step(i + 7, FAR_PRUNE, node, depth, side="high", gap=3 / 7e4, bound=2 / 7e4),
-        ]
-        node += 1
-    return tuple(steps[:count])
-
-
-def _sample_searches() -> tuple[SearchResult, ...]:
-    stats = TreeStats(size=1188, depth=21, average_depth=10.0 / 3.0)
-
-    def sample(kind: str, order: str, query: tuple[float, float], radius: float | None,
-               result: tuple[Neighbour, ...], steps: int) -> SearchResult:
-        trace = _sample_steps(steps)
-        counts = SearchCounts(count_actions(trace, VISIT), count_actions(trace, FAR_PRUNE),
-                              count_actions(trace, DISTANCE))
-        return SearchResult(kind, order, query, radius, result, trace, counts, stats)
-
-    return (
-        sample(NEAREST, "file", (24.94, 60.17), None, (Neighbour(2, 2 / 3e4),), 9),
-        sample(RADIUS, "median-first", (24.945, 60.175), 0.003, (Neighbour(3, 1e-4), Neighbour(1, 2e-3)),
-               MAX_STEPS + 5),
-        sample(RADIUS, "shuffled", (24.95, 60.16), 0.0005, (), MAX_STEPS + 1),
-    )
-
-
-def prompt_fingerprint() -> str:
-    """A hash of every template and of prompts built for fixed samples.
-
-    It changes whenever the prompt's wording, layout, number format, cut rule or
-    embedded schema changes, which is when ``PROMPT_VERSION`` must change too.
-    """
-    samples = [build_prompt(sample) for sample in _sample_searches()]
-    body = {
-        "templates": list(TEMPLATES),
-        "max_steps": MAX_STEPS,
-        "samples": [[p.system, p.user, p.steps_sent, p.steps_total] for p in samples],
-    }
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()

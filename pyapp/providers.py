@@ -39,7 +39,9 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from pyapp import keyguard, strict_json
+from pyapp.jsontypes import is_int
 from pyapp.keyguard import scrub_text, secret_variants, text_contains
+from pyapp.vocabulary import ErrorClass, Stop
 
 ANTHROPIC = "anthropic"
 OPENAI = "openai"
@@ -49,24 +51,6 @@ PROVIDERS = (ANTHROPIC, OPENAI, OPENAI_COMPATIBLE)
 ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"
 ANTHROPIC_VERSION = "2023-06-01"
 OPENAI_URL = "https://api.openai.com/v1/chat/completions"
-
-# Stop classes of a reply (grading turns "max_tokens" and "refusal" into model failures).
-STOP_END = "end"
-STOP_MAX_TOKENS = "max_tokens"
-STOP_REFUSAL = "refusal"
-STOP_OTHER = "other"
-STOPS = (STOP_END, STOP_MAX_TOKENS, STOP_REFUSAL, STOP_OTHER)
-
-# Error classes of a failed request.
-AUTH = "auth"
-QUOTA = "quota"
-RATE_LIMIT = "rate_limit"
-OVERLOADED = "overloaded"
-SERVER = "server"
-BAD_REQUEST = "bad_request"
-BAD_RESPONSE = "bad_response"
-NETWORK = "network"
-ERROR_CLASSES = (AUTH, QUOTA, RATE_LIMIT, OVERLOADED, SERVER, BAD_REQUEST, BAD_RESPONSE, NETWORK)
 
 DEFAULT_SCHEMA_NAME = "search_explanation"
 MAX_MODEL_LENGTH = 200
@@ -360,7 +344,7 @@ class Reply:
     """What the model answered: full ``text``, the ``stop`` class and token counts."""
 
     text: str
-    stop: str
+    stop: Stop
     input_tokens: int | None
     output_tokens: int | None
     raw_stop_reason: str | None
@@ -370,28 +354,28 @@ class Reply:
 class ProviderError:
     """A request that did not produce a reply. ``message`` is for the visitor and never holds the key."""
 
-    kind: str
+    kind: ErrorClass
     status: int | None
     message: str
     provider_type: str | None = None
 
     @property
     def retryable(self) -> bool:
-        return self.kind in (RATE_LIMIT, OVERLOADED, SERVER)
+        return self.kind in (ErrorClass.RATE_LIMIT, ErrorClass.OVERLOADED, ErrorClass.SERVER)
 
     @property
     def stops_run(self) -> bool:
-        return self.kind in (AUTH, QUOTA)
+        return self.kind in (ErrorClass.AUTH, ErrorClass.QUOTA)
 
 
 _ANTHROPIC_STOPS = {
-    "end_turn": STOP_END,
-    "tool_use": STOP_END,  # the forced tool call is the complete answer
-    "max_tokens": STOP_MAX_TOKENS,
-    "model_context_window_exceeded": STOP_MAX_TOKENS,
-    "refusal": STOP_REFUSAL,
+    "end_turn": Stop.END,
+    "tool_use": Stop.END,  # the forced tool call is the complete answer
+    "max_tokens": Stop.MAX_TOKENS,
+    "model_context_window_exceeded": Stop.MAX_TOKENS,
+    "refusal": Stop.REFUSAL,
 }
-_OPENAI_STOPS = {"stop": STOP_END, "length": STOP_MAX_TOKENS, "content_filter": STOP_REFUSAL}
+_OPENAI_STOPS = {"stop": Stop.END, "length": Stop.MAX_TOKENS, "content_filter": Stop.REFUSAL}
 
 
 def parse_response(
@@ -407,7 +391,7 @@ def parse_response(
     if not isinstance(data, dict):
         snippet = " ".join((body_text or "").split())[:_SNIPPET_LIMIT]
         return ProviderError(
-            BAD_RESPONSE,
+            ErrorClass.BAD_RESPONSE,
             status,
             redact(f"{label} answered HTTP 200 but the body is not JSON (it starts: {snippet!r}).", key),
         )
@@ -417,7 +401,8 @@ def parse_response(
         return _openai_reply(data)
     except _ShapeError as exc:
         return ProviderError(
-            BAD_RESPONSE, status, redact(f"{label} answered HTTP 200 in an unexpected shape: {exc}.", key)
+            ErrorClass.BAD_RESPONSE, status,
+            redact(f"{label} answered HTTP 200 in an unexpected shape: {exc}.", key),
         )
 
 
@@ -434,7 +419,7 @@ def _json_or_none(text: str) -> Any:
 
 def _tokens(usage: dict, *names: str) -> int | None:
     values = [usage.get(n) for n in names]
-    ints = [v for v in values if isinstance(v, int) and not isinstance(v, bool) and v >= 0]
+    ints = [v for v in values if is_int(v) and v >= 0]
     return sum(ints) if ints else None
 
 
@@ -455,7 +440,7 @@ def _anthropic_reply(data: dict) -> Reply:
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     return Reply(
         text=text,
-        stop=_ANTHROPIC_STOPS.get(raw or "", STOP_OTHER),
+        stop=_ANTHROPIC_STOPS.get(raw or "", Stop.OTHER),
         input_tokens=_tokens(usage, "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),
         output_tokens=_tokens(usage, "output_tokens"),
         raw_stop_reason=raw,
@@ -479,10 +464,10 @@ def _openai_reply(data: dict) -> Reply:
     if content is not None and not isinstance(content, str):
         raise _ShapeError("message content is not text")
     refusal = message.get("refusal")
-    stop = _OPENAI_STOPS.get(raw or "", STOP_OTHER)
+    stop = _OPENAI_STOPS.get(raw or "", Stop.OTHER)
     text = content or ""
     if isinstance(refusal, str) and refusal:
-        stop, text = STOP_REFUSAL, refusal
+        stop, text = Stop.REFUSAL, refusal
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     return Reply(
         text=text,
@@ -520,27 +505,27 @@ def classify_status(
     words = " ".join(s for s in (err_type, code) if s).lower()
     lowered = (msg or "").lower()
     if status == 402 or "insufficient_quota" in words or "billing" in words:
-        return QUOTA
+        return ErrorClass.QUOTA
     if provider == ANTHROPIC and "credit balance" in lowered:
-        return QUOTA  # Anthropic reports an empty balance as a 400
+        return ErrorClass.QUOTA  # Anthropic reports an empty balance as a 400
     if status in (401, 403):
-        return AUTH
+        return ErrorClass.AUTH
     if status == 429:
-        return RATE_LIMIT
+        return ErrorClass.RATE_LIMIT
     if status in (503, 529) or "overloaded" in words:
-        return OVERLOADED
+        return ErrorClass.OVERLOADED
     if status == 408 or status >= 500:
-        return SERVER
-    return BAD_REQUEST
+        return ErrorClass.SERVER
+    return ErrorClass.BAD_REQUEST
 
 
 _ADVICE = {
-    AUTH: "The provider rejected the API key. Check the key; the run stops here.",
-    QUOTA: "The account behind this key has no quota or credit left; the run stops here.",
-    RATE_LIMIT: "The provider is rate-limiting this key.",
-    OVERLOADED: "The provider is overloaded.",
-    SERVER: "The provider had a server error.",
-    BAD_REQUEST: "The provider refused the request (check the model name and settings).",
+    ErrorClass.AUTH: "The provider rejected the API key. Check the key; the run stops here.",
+    ErrorClass.QUOTA: "The account behind this key has no quota or credit left; the run stops here.",
+    ErrorClass.RATE_LIMIT: "The provider is rate-limiting this key.",
+    ErrorClass.OVERLOADED: "The provider is overloaded.",
+    ErrorClass.SERVER: "The provider had a server error.",
+    ErrorClass.BAD_REQUEST: "The provider refused the request (check the model name and settings).",
 }
 
 

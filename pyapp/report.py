@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
+from decimal import ROUND_HALF_UP, Decimal
 
-from pyapp.evalset import EVAL_SET_VERSION, KINDS, case
-from pyapp.grading import GROUNDED, MODEL_FAILURE, NOT_GROUNDED
-from pyapp.runs import GRADED, Run, cases_to_ask, gc_paused
+from pyapp.evalset import CASE_KINDS, EVAL_SET_VERSION, case
+from pyapp.runs import Run, cases_to_ask, gc_paused
 from pyapp.stats import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
@@ -28,42 +28,89 @@ from pyapp.stats import (
     smallest_detectable_discordant,
     wilson,
 )
+from pyapp.vocabulary import CaseStatus, Outcome
 
 CONFIDENCE = 0.95
 ALPHA = 1.0 - CONFIDENCE
 CASES_IN_SET = 20
 
 # --------------------------------------------------------------------------- shared formatting
+# One rounding rule for every figure shown (DR-006): start from the shortest decimal that reads back as
+# the float (its repr), then round half away from zero, as a person rounding the printed number would.
+# 1 of 16 is 6.25% -> "6.3%"; 1234.5 ms -> "1,235 ms". Python's format() rounds a float's binary value
+# half to even ("6.2%", "1,234 ms") and JavaScript's toFixed rounds it half up, so they disagree on such
+# ties: the page formats nothing and only places these strings.
+
+
+def _rounded(x: float, places: int, scale: int = 0) -> Decimal:
+    """``x`` times 10**``scale``, rounded to ``places`` decimals by the rule above; never negative zero."""
+    value = Decimal(repr(float(x))).scaleb(scale).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return abs(value) if value == 0 else value
 
 
 def fmt_percent(x: float | None) -> str:
-    """A share as a percentage with one decimal: 0.839 -> "83.9%"."""
-    return "n/a" if x is None else f"{x * 100:.1f}%"
+    """A share as a percentage with one decimal, half up: 0.839 -> "83.9%", 0.0625 -> "6.3%"."""
+    return "n/a" if x is None else f"{_rounded(x, 1, 2):.1f}%"
 
 
 def fmt_points(x: float) -> str:
-    """A difference of two shares in percentage points, signed: 0.05 -> "+5.0"."""
-    value = x * 100
-    if abs(value) < 0.05:
-        value = 0.0  # never print "-0.0"
-    return f"{value:+.1f}"
+    """A difference of two shares in percentage points, signed, half away from zero: 0.05 -> "+5.0"."""
+    return f"{_rounded(x, 1, 2):+.1f}"
 
 
 def fmt_p(p: float) -> str:
-    """A p-value with four significant digits: 0.03125 -> "0.03125", 1.0 -> "1"."""
-    return f"{p:.4g}"
+    """A p-value with four significant digits, half up: 0.03125 -> "0.03125", 1.0 -> "1"."""
+    exact = Decimal(repr(float(p)))
+    if exact == 0:
+        return "0"
+    four = exact.quantize(Decimal(1).scaleb(exact.adjusted() - 3), rounding=ROUND_HALF_UP)
+    return f"{float(four):.4g}"
+
+
+def fmt_fixed(x: float, places: int) -> str:
+    """``x`` with ``places`` decimals by the rule above, for data files: 131.49999999999818 -> "131.5"."""
+    return f"{_rounded(x, places):.{places}f}"
+
+
+def fmt_whole(x: float) -> str:
+    """A measure rounded to a whole number, half up, with thousands separators: 1234.5 -> "1,235"."""
+    return f"{_rounded(x, 0):,.0f}"
 
 
 def fmt_ms(x: float | None) -> str:
-    """Milliseconds, whole, with thousands separators: 1234.5 -> "1,234 ms" (half to even)."""
-    return "n/a" if x is None else f"{x:,.0f} ms"
+    """Milliseconds, whole, half up, with thousands separators: 1234.5 -> "1,235 ms"."""
+    return "n/a" if x is None else f"{fmt_whole(x)} ms"
+
+
+def fmt_count(n: int) -> str:
+    """A whole number with thousands separators: 40000 -> "40,000"."""
+    return f"{n:,}"
 
 
 def fmt_share(k: int, n: int, interval: tuple[float, float] | list[float] | None) -> str:
     """ "17/20 (85.0%, 95% CI 64.0% to 94.8%)", or "0/0" when nothing was graded."""
     if n == 0 or interval is None:
         return f"{k}/{n}"
-    return f"{k}/{n} ({fmt_percent(k / n)}, 95% CI {fmt_percent(interval[0])} to {fmt_percent(interval[1])})"
+    return f"{k}/{n} ({fmt_percent(k / n)}, 95% CI {fmt_interval(interval)})"
+
+
+def fmt_interval(interval: tuple[float, float] | list[float] | None) -> str:
+    """A share's interval: "64.0% to 94.8%", or "n/a" when there is none."""
+    return "n/a" if interval is None else f"{fmt_percent(interval[0])} to {fmt_percent(interval[1])}"
+
+
+def _share_display(k: int, n: int, interval: list[float] | None) -> dict:
+    """The grounded share's texts, the same in the runs list, the run's detail and the command line."""
+    return {
+        "grounded": fmt_share(k, n, interval),
+        "grounded_count": f"{k}/{n} ({fmt_percent(k / n)})" if n else f"{k}/{n}",
+        "grounded_interval": fmt_interval(interval),
+    }
+
+
+def rate_ticks() -> list[dict]:
+    """Where the runs plot marks its axis of grounded shares, and the label of each mark."""
+    return [{"at": at, "text": fmt_percent(at)} for at in (0.0, 0.25, 0.5, 0.75, 1.0)]
 
 
 # --------------------------------------------------------------------------- one run
@@ -85,7 +132,9 @@ def _case_row(result) -> dict:
         "failed_checks": [] if grade is None else list(grade.failed_checks),
         "entry_id": result.entry_id,
         "logged_outcome": result.logged_outcome,
+        "outcome_text": (grade.outcome if grade is not None else result.status).replace("_", " "),
         "answer_ms": result.answer_ms,
+        "answer_text": "n/a" if result.answer_ms is None else fmt_ms(result.answer_ms),
         "total_ms": result.total_ms,
         "calls": result.calls,
         "decision": None if result.decision is None else {
@@ -105,20 +154,20 @@ def run_report(run: Run) -> dict:
     """Everything the page shows for one run (module doc gives the denominators)."""
     graded = run.graded
     outcomes = [c.outcome for c in graded]
-    k, n = outcomes.count(GROUNDED), len(outcomes)
+    k, n = outcomes.count(Outcome.GROUNDED), len(outcomes)
     interval = list(wilson(k, n, CONFIDENCE)) if n else None
     latency = _latency(run.answer_latencies)
     per_kind = []
-    for kind in KINDS:
+    for kind in CASE_KINDS:
         rows = [c for c in run.cases if case(c.case_id).kind == kind.name]
-        kind_outcomes = [c.outcome for c in rows if c.status == GRADED]
+        kind_outcomes = [c.outcome for c in rows if c.status == CaseStatus.GRADED]
         per_kind.append({
             "kind": kind.name,
             "label": kind.label,
             "cases": len(rows),
-            "grounded": kind_outcomes.count(GROUNDED),
-            "not_grounded": kind_outcomes.count(NOT_GROUNDED),
-            "model_failure": kind_outcomes.count(MODEL_FAILURE),
+            "grounded": kind_outcomes.count(Outcome.GROUNDED),
+            "not_grounded": kind_outcomes.count(Outcome.NOT_GROUNDED),
+            "model_failure": kind_outcomes.count(Outcome.MODEL_FAILURE),
             "not_graded": len(rows) - len(kind_outcomes),
         })
     report = {
@@ -132,8 +181,8 @@ def run_report(run: Run) -> dict:
         "cases_total": len(run.cases),
         "graded": n,
         "grounded": k,
-        "not_grounded": outcomes.count(NOT_GROUNDED),
-        "model_failures": outcomes.count(MODEL_FAILURE),
+        "not_grounded": outcomes.count(Outcome.NOT_GROUNDED),
+        "model_failures": outcomes.count(Outcome.MODEL_FAILURE),
         "grounded_share": k / n if n else None,
         "grounded_interval": interval,
         "latency": latency,
@@ -148,13 +197,17 @@ def run_report(run: Run) -> dict:
         "cases": [_case_row(c) for c in run.cases],
         "tokens": {"input": run.input_tokens, "output": run.output_tokens, "calls": run.calls},
     }
+    top = max(run.answer_latencies, default=0.0) * 1.05  # the latency plot's axis ends a little past the slowest
     report["display"] = {
-        "grounded": fmt_share(k, n, interval),
+        **_share_display(k, n, interval),
         "latency": "no latencies" if latency is None else
         f"median {fmt_ms(latency['median'])} (95% CI {fmt_ms(latency['low'])} to {fmt_ms(latency['high'])})",
-        "tokens": f"{run.input_tokens:,} input and {run.output_tokens:,} output tokens "
+        "median_latency": fmt_ms(None if latency is None else latency["median"]),
+        "tokens": f"{fmt_count(run.input_tokens)} input and {fmt_count(run.output_tokens)} output tokens "
                   f"over {run.calls} calls",
+        "tokens_in_out": f"{fmt_count(run.input_tokens)} / {fmt_count(run.output_tokens)}",
     }
+    report["latency_axis"] = {"top": top, "top_text": fmt_ms(top), "zero_text": fmt_ms(0.0)}
     return report
 
 
@@ -167,8 +220,9 @@ def runs_overview(runs: Sequence[Run]) -> list[dict]:
     with gc_paused():
         graded = [[c.outcome for c in run.graded] for run in runs]
     for run, outcomes in zip(runs, graded, strict=True):
-        k, n = outcomes.count(GROUNDED), len(outcomes)
+        k, n = outcomes.count(Outcome.GROUNDED), len(outcomes)
         interval = list(wilson(k, n, CONFIDENCE)) if n else None
+        median = statistics.median(run.answer_latencies) if run.answer_latencies else None
         rows.append({
             "run_id": run.run_id,
             "started": run.started,
@@ -185,8 +239,9 @@ def runs_overview(runs: Sequence[Run]) -> list[dict]:
             "infrastructure_failures": len(run.infrastructure_failures),
             "stale": len(run.stale),
             "tokens": {"input": run.input_tokens, "output": run.output_tokens},
-            "median_latency": statistics.median(run.answer_latencies) if run.answer_latencies else None,
-            "display": {"grounded": fmt_share(k, n, interval)},
+            "median_latency": median,
+            "display": {**_share_display(k, n, interval), "median_latency": fmt_ms(median),
+                        "tokens_in_out": f"{fmt_count(run.input_tokens)} / {fmt_count(run.output_tokens)}"},
         })
     return rows
 
@@ -195,9 +250,9 @@ def runs_overview(runs: Sequence[Run]) -> list[dict]:
 
 
 def _verdict(first: str, second: str) -> str:
-    if (first == GROUNDED) == (second == GROUNDED):
+    if (first == Outcome.GROUNDED) == (second == Outcome.GROUNDED):
         return "same"
-    return "better" if first == GROUNDED else "worse"
+    return "better" if first == Outcome.GROUNDED else "worse"
 
 
 def small_sample_guidance(pairs: int = CASES_IN_SET) -> dict:
@@ -223,6 +278,11 @@ def small_sample_guidance(pairs: int = CASES_IN_SET) -> dict:
                 f"{fmt_points(k / pairs).lstrip('+')} points; smaller differences, however real, "
                 "will not show.")
     guidance["text"] = text
+    guidance["display"] = {
+        "all_grounded_wilson_low": fmt_percent(best_low),
+        "smallest_one_way": "none" if k is None else str(k),
+        "smallest_one_way_points": "n/a" if k is None else fmt_points(k / pairs).lstrip("+"),
+    }
     return guidance
 
 
@@ -265,16 +325,17 @@ def compare_report(run_a: Run, run_b: Run) -> dict:
     a = b = c = d = 0
     for first in run_a.cases:
         other = second[first.case_id]
-        if first.status != GRADED or other.status != GRADED:
+        if first.status != CaseStatus.GRADED or other.status != CaseStatus.GRADED:
             unpaired.append(first.case_id)
             continue
-        one, two = first.outcome == GROUNDED, other.outcome == GROUNDED
+        one, two = first.outcome == Outcome.GROUNDED, other.outcome == Outcome.GROUNDED
         a += one and two
         b += one and not two
         c += two and not one
         d += not one and not two
         rows.append({"case_id": first.case_id, "kind": case(first.case_id).kind,
                      "first": first.outcome, "second": other.outcome,
+                     "first_text": first.outcome.replace("_", " "), "second_text": other.outcome.replace("_", " "),
                      "verdict": _verdict(first.outcome, other.outcome)})
     n = a + b + c + d
     difference, low, high = newcombe_paired(a, b, c, d, CONFIDENCE)
@@ -310,6 +371,7 @@ def compare_report(run_a: Run, run_b: Run) -> dict:
         "difference": "no paired cases" if not n else
         f"{fmt_points(difference)} points (95% CI {fmt_points(low)} to {fmt_points(high)})",
         "mcnemar": f"exact McNemar p = {fmt_p(p)} ({b} against {c})",
+        "per_case": f"{b} better, {c} worse, {a + d} the same",
     }
     return report
 
@@ -355,7 +417,7 @@ def format_run_report(report: dict) -> str:
             extra = "  failed: " + ", ".join(row["failed_checks"])
         elif row["failure"]:
             extra = f"  {row['failure']}"
-        ms = "" if row["answer_ms"] is None else f"  {fmt_ms(row['answer_ms'])}"
+        ms = "" if row["answer_ms"] is None else f"  {row['answer_text']}"
         lines.append(f"  {row['case_id']}  {row['kind']:<13} {row['order']:<12} {verdict}{extra}{ms}")
         for check in row["checks"]:
             lines.append(f"      {'pass' if check['passed'] else 'FAIL'}  {check['name']}: {check['reason']}")

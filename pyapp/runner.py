@@ -19,11 +19,12 @@ import secrets
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
-from .audit import INFRA_FAILURE, cancel_entry, new_entry_id
+from .audit import cancel_entry, new_entry_id
 from .client import Progress
 from .evalset import EVAL_SET_VERSION, case, case_prompt, case_search, cases
 from .providers import Settings
 from .runs import cases_to_ask, rebuild
+from .vocabulary import Outcome
 from .walkthrough import explain
 
 MAX_FAILURES_IN_A_ROW = 3
@@ -65,7 +66,7 @@ async def run_eval(
     asked = unanswered = failures_in_a_row = 0
     for index, case_id in enumerate(todo):
         if cancelled():
-            stopped = "cancelled"
+            stopped = Outcome.CANCELLED
             await append([cancel_entry(new_entry_id(), datetime.now(UTC), run_id, case_id)])
             break
         label = f"Asking {case_id} ({index + 1} of {len(todo)})"
@@ -83,12 +84,12 @@ async def run_eval(
         entry = explained.entry
         emit({"type": "case-done", "run_id": run_id, "case_id": case_id, "index": index, "total": len(todo),
               "outcome": entry["outcome"], "message": entry["message"]})
-        if entry["outcome"] == "cancelled":
-            stopped = "cancelled"
+        if entry["outcome"] == Outcome.CANCELLED:
+            stopped = Outcome.CANCELLED
             await append([cancel_entry(new_entry_id(), datetime.now(UTC), run_id, case_id, entry["id"])])
             break
         asked += 1
-        failed = entry["outcome"] == INFRA_FAILURE
+        failed = entry["outcome"] == Outcome.INFRA_FAILURE
         unanswered += failed
         failures_in_a_row = failures_in_a_row + 1 if failed else 0
         if explained.outcome.stops_run:
@@ -104,7 +105,7 @@ async def run_eval(
 
 def run_message(run_id: str, stopped: str | None, *, asked: int, unanswered: int, total: int) -> str:
     """The sentence the page shows when a run ends; a stopped or partly unanswered run never reads as complete."""
-    if stopped == "cancelled":
+    if stopped == Outcome.CANCELLED:
         return f"Run {run_id} was cancelled after {asked} of {total} cases; continue it to ask the rest."
     if stopped is not None:
         return (f"Run {run_id} stopped after {asked} of {total} cases: {stopped} "

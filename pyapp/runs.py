@@ -26,9 +26,10 @@ The rules, in the order they apply to one run:
 
 Which cases count, and so every denominator and what a continued run asks, is
 known from the log alone; the grade itself is computed the first time it is
-read (``CaseResult.grade``) and cached by (prompt hash, answer text, stop), so
-a page that shows one run of a long log grades twenty answers, not all of them,
-and identical answers are graded once. Entries that fail
+read (``CaseResult.grade``) by the :class:`Grader` the rebuild was given, which
+caches it by (prompt hash, answer text, stop), so a page that shows one run of a
+long log grades twenty answers, not all of them, and identical answers are
+graded once. Entries that fail
 :func:`pyapp.audit.validate_entry` are skipped and counted.
 ``bench/bench_rebuild.py`` times both steps.
 """
@@ -36,22 +37,18 @@ and identical answers are graded once. Entries that fail
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from pyapp import audit
+from pyapp.checks import Facts
 from pyapp.evalset import EVAL_SET_VERSION, case, case_facts, case_ids, case_prompt, cases
-from pyapp.grading import MODEL_FAILURE, SCHEMA_MISMATCH, Grade, grade_answer
+from pyapp.grading import Grade, grade_answer
+from pyapp.vocabulary import CaseStatus, EntryType, ModelFailure, Outcome
 
-# Case status in a run.
-GRADED = "graded"
-STALE = "stale_input"
-INFRA_FAILURE = audit.INFRA_FAILURE
-CANCELLED = audit.OUTCOME_CANCELLED
-NEVER_ASKED = "never_asked"
-STATUSES = (GRADED, STALE, INFRA_FAILURE, CANCELLED, NEVER_ASKED)
-TO_ASK = (NEVER_ASKED, CANCELLED, INFRA_FAILURE, STALE)
+# The statuses of a case that a continued run asks again.
+TO_ASK = (CaseStatus.NEVER_ASKED, CaseStatus.CANCELLED, CaseStatus.INFRA_FAILURE, CaseStatus.STALE)
 
 MAX_PROBLEMS_KEPT = 20
 MAX_CACHED_GRADES = 20_000
@@ -88,7 +85,7 @@ class CaseResult:
     """
 
     case_id: str
-    status: str
+    status: CaseStatus
     entry_id: str | None = None
     answer_ms: float | None = None
     total_ms: float | None = None
@@ -98,13 +95,14 @@ class CaseResult:
     decision: Decision | None = None
     answer: str | None = field(default=None, repr=False)
     stop: str | None = None
+    grader: Grader | None = field(default=None, repr=False, compare=False)
 
     @property
     def grade(self) -> Grade | None:
-        """Today's grade of the counted answer (None unless graded); computed once, then cached."""
-        if self.status != GRADED or self.answer is None or self.stop is None:
+        """Today's grade of the counted answer (None unless graded), by the grader of the rebuild."""
+        if self.status != CaseStatus.GRADED or self.answer is None or self.stop is None or self.grader is None:
             return None
-        return _grader().grade(self.case_id, self.answer, self.stop)
+        return self.grader.grade(self.case_id, self.answer, self.stop)
 
     @property
     def outcome(self) -> str | None:
@@ -139,7 +137,7 @@ class Run:
 
     @property
     def graded(self) -> tuple[CaseResult, ...]:
-        return tuple(c for c in self.cases if c.status == GRADED)
+        return tuple(c for c in self.cases if c.status == CaseStatus.GRADED)
 
     @property
     def answer_latencies(self) -> list[float]:
@@ -148,7 +146,7 @@ class Run:
 
     @property
     def complete(self) -> bool:
-        return all(c.status == GRADED for c in self.cases)
+        return all(c.status == CaseStatus.GRADED for c in self.cases)
 
     @property
     def regraded_differently(self) -> tuple[str, ...]:
@@ -200,10 +198,16 @@ def gc_paused() -> Iterator[None]:
 # --------------------------------------------------------------------------- grading
 
 
-class _Grader:
-    """Grades answers for the cases of today's set, each distinct answer once."""
+class Grader:
+    """Grades answers for the cases of today's set, each distinct answer once.
 
-    def __init__(self) -> None:
+    One grader may serve many rebuilds (the page keeps one for the worker's life:
+    the set, its prompts and the data never change while it runs). ``grade`` is
+    the function that grades one answer; tests pass one of their own.
+    """
+
+    def __init__(self, grade: Callable[[str, str, Facts], Grade] = grade_answer) -> None:
+        self._grade_answer = grade
         self._grades: dict[tuple[str, str, str], Grade] = {}
         self._current = {c.case_id: case_prompt(c) for c in cases()}
 
@@ -226,9 +230,9 @@ class _Grader:
         found = self._grades.get(key)
         if found is None:
             try:
-                found = grade_answer(answer, stop, case_facts(case(case_id)))
+                found = self._grade_answer(answer, stop, case_facts(case(case_id)))
             except Exception as exc:  # noqa: BLE001 - one answer must never stop the page (DR-006)
-                found = Grade(MODEL_FAILURE, SCHEMA_MISMATCH, (), None, None,
+                found = Grade(Outcome.MODEL_FAILURE, ModelFailure.SCHEMA_MISMATCH, (), None, None,
                               f"the answer could not be graded ({type(exc).__name__})")
             if len(self._grades) >= MAX_CACHED_GRADES:
                 self._grades.clear()  # bounds memory on huge logs; a later rebuild just grades again
@@ -236,33 +240,22 @@ class _Grader:
         return found
 
 
-_GRADER: _Grader | None = None
-
-
-def _grader() -> _Grader:
-    # One per process: the set, its prompts and the data never change while it runs.
-    global _GRADER
-    if _GRADER is None:
-        _GRADER = _Grader()
-    return _GRADER
-
-
 # --------------------------------------------------------------------------- rebuilding
 
 
-def rebuild(entries: Iterable[dict], *, validated: bool = False) -> Rebuilt:
+def rebuild(entries: Iterable[dict], *, validated: bool = False, grader: Grader | None = None) -> Rebuilt:
     """Every run in ``entries`` (an audit log), oldest first, and the corrupt entries skipped.
 
     The result is a sequence of :class:`Run` (``len``, index, iterate) that also
     carries ``.runs``, ``.skipped`` and ``.problems``. ``validated=True`` skips
     :func:`pyapp.audit.validate_entry` for entries :func:`pyapp.export.parse_import`
-    has just checked.
+    has just checked. The cases' grades come from ``grader`` (a new one when None).
     """
     with gc_paused():
-        return _rebuild(entries, validated)
+        return _rebuild(entries, validated, grader or Grader())
 
 
-def _rebuild(entries: Iterable[dict], validated: bool) -> Rebuilt:
+def _rebuild(entries: Iterable[dict], validated: bool, grader: Grader) -> Rebuilt:
     by_run: dict[str, list[tuple[str, int, dict]]] = {}
     decisions: dict[str, tuple[str, Decision]] = {}
     seen: set[str] = set()
@@ -281,7 +274,7 @@ def _rebuild(entries: Iterable[dict], validated: bool) -> Rebuilt:
             continue
         seen.add(entry["id"])
         kind = entry["type"]
-        if kind == audit.DECISION:
+        if kind == EntryType.DECISION:
             previous = decisions.get(entry["call_id"])
             if previous is None or entry["time"] >= previous[0]:
                 verdict = Decision(entry["id"], entry["helpful"], entry["note"])
@@ -291,7 +284,6 @@ def _rebuild(entries: Iterable[dict], validated: bool) -> Rebuilt:
             continue
         by_run.setdefault(entry["run_id"], []).append((entry["time"], index, entry))
     latest = {call_id: d for call_id, (_, d) in decisions.items()}
-    grader = _grader()
     runs = [_build_run(run_id, sorted(items, key=_when), grader, latest) for run_id, items in by_run.items()]
     runs.sort(key=lambda r: (r.started, r.run_id))
     return Rebuilt(tuple(runs), skipped, tuple(problems))
@@ -306,11 +298,11 @@ def _settings_key(settings: dict) -> tuple:
     return tuple(sorted(settings.items(), key=lambda item: item[0]))
 
 
-def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: _Grader,
+def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
                decisions: dict[str, Decision]) -> Run:
     counted: dict[str, dict] = {}
     # The latest event of a case that has no counted answer: (status, CallNote).
-    pending: dict[str, tuple[str, CallNote]] = {}
+    pending: dict[str, tuple[CaseStatus, CallNote]] = {}
     calls_per_case: dict[str, int] = {}
     infra: list[CallNote] = []
     stale: list[CallNote] = []
@@ -321,11 +313,11 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: _Grader,
     calls = input_tokens = output_tokens = 0
     for time, _, entry in items:
         case_id = entry["case_id"]
-        if entry["type"] == audit.CANCEL:
+        if entry["type"] == EntryType.CANCEL:
             note = CallNote(entry["id"], case_id, time, "cancelled by the visitor")
             cancelled.append(note)
             if case_id not in counted:
-                pending[case_id] = (CANCELLED, note)
+                pending[case_id] = (CaseStatus.CANCELLED, note)
             continue
         calls += 1
         calls_per_case[case_id] = calls_per_case.get(case_id, 0) + 1
@@ -336,24 +328,24 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: _Grader,
         if first_settings is None:
             first_settings = settings
         outcome = entry["outcome"]
-        if outcome == INFRA_FAILURE:
+        if outcome == Outcome.INFRA_FAILURE:
             note = CallNote(entry["id"], case_id, time, _failure_text(entry))
             infra.append(note)
             if case_id not in counted:
-                pending[case_id] = (INFRA_FAILURE, note)
+                pending[case_id] = (CaseStatus.INFRA_FAILURE, note)
             continue
-        if outcome == CANCELLED:
+        if outcome == Outcome.CANCELLED:
             note = CallNote(entry["id"], case_id, time, "cancelled while the call was running")
             cancelled.append(note)
             if case_id not in counted:
-                pending[case_id] = (CANCELLED, note)
+                pending[case_id] = (CaseStatus.CANCELLED, note)
             continue
         reason = grader.stale_reason(entry)
         if reason is not None:
             note = CallNote(entry["id"], case_id, time, reason)
             stale.append(note)
             if case_id not in counted:
-                pending[case_id] = (STALE, note)
+                pending[case_id] = (CaseStatus.STALE, note)
             continue
         if case_id in counted:
             repeats.append(CallNote(entry["id"], case_id, time,
@@ -367,15 +359,15 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: _Grader,
         if case_id in counted:
             e = counted[case_id]
             results.append(CaseResult(
-                case_id, GRADED, e["id"], e["answer_ms"], e["total_ms"], e["outcome"], calls_here,
-                decision=decisions.get(e["id"]), answer=e["answer"], stop=e["stop"],
+                case_id, CaseStatus.GRADED, e["id"], e["answer_ms"], e["total_ms"], e["outcome"], calls_here,
+                decision=decisions.get(e["id"]), answer=e["answer"], stop=e["stop"], grader=grader,
             ))
         elif case_id in pending:
             status, note = pending[case_id]
             results.append(CaseResult(case_id, status, entry_id=note.entry_id, calls=calls_here,
                                       detail=note.reason))
         else:
-            results.append(CaseResult(case_id, NEVER_ASKED, calls=calls_here))
+            results.append(CaseResult(case_id, CaseStatus.NEVER_ASKED, calls=calls_here))
     seen = [settings_seen[k] for k in sorted(settings_seen, key=repr)]
     return Run(
         run_id=run_id,

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
-from pyapp import trace as tr
 from pyapp.kdtree import HIGH, LOW, KdTree, Node, TreeStats, build_tree
 from pyapp.trace import Step
+from pyapp.vocabulary import Action, SearchKind
 
-KINDS = ("nearest", "radius")
 RADIUS_PRESETS = (0.0005, 0.003)
 
 
@@ -58,7 +58,12 @@ class SearchCounts:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """One search: what was asked, what was found, and every step on the way."""
+    """One search: what was asked, what was found, and every step on the way.
+
+    The facts an explanation is checked against (``counts``, ``result_ids``,
+    ``reported_distance``) are read off the result and the trace here, once, and
+    the prompt and the checks both use them.
+    """
 
     kind: str
     order: str
@@ -66,12 +71,39 @@ class SearchResult:
     radius: float | None
     result: tuple[Neighbour, ...]
     trace: tuple[Step, ...]
-    counts: SearchCounts
     tree: TreeStats
+
+    @cached_property
+    def counts(self) -> SearchCounts:
+        visits = prunes = distances = 0
+        for step in self.trace:
+            action = step.action
+            if action == Action.VISIT:
+                visits += 1
+            elif action == Action.FAR_PRUNE:
+                prunes += 1
+            elif action == Action.DISTANCE:
+                distances += 1
+        return SearchCounts(visits, prunes, distances)
+
+    @cached_property
+    def result_ids(self) -> tuple[int, ...]:
+        """The one nearest id, or every radius id in ascending order."""
+        ids = tuple(n.id for n in self.result)
+        return tuple(sorted(ids)) if self.kind == SearchKind.RADIUS else ids
+
+    @cached_property
+    def reported_distance(self) -> float | None:
+        """Nearest: the distance to the result. Radius: the largest reported distance, None if none."""
+        if not self.result:
+            return None
+        if self.kind == SearchKind.NEAREST:
+            return self.result[0].distance
+        return max(n.distance for n in self.result)
 
     def to_json(self) -> dict:
         """JSON form; ``result`` is one {id, distance} (or null) for nearest, a list for radius."""
-        if self.kind == "nearest":
+        if self.kind == SearchKind.NEAREST:
             result: dict | list | None = self.result[0].to_json() if self.result else None
         else:
             result = [n.to_json() for n in self.result]
@@ -97,13 +129,9 @@ class _Recorder:
     def __init__(self) -> None:
         self.steps: list[Step] = []
 
-    def add(self, action: str, node: Node, **fields) -> None:
+    def add(self, action: Action, node: Node, **fields) -> None:
         self.steps.append(Step(index=len(self.steps) + 1, action=action, node_id=node.node_id,
                                depth=node.depth, **fields))
-
-    def counts(self) -> SearchCounts:
-        actions = [s.action for s in self.steps]
-        return SearchCounts(actions.count(tr.VISIT), actions.count(tr.FAR_PRUNE), actions.count(tr.DISTANCE))
 
 
 def _sides(node: Node, query: tuple[float, float]) -> tuple[str, Node | None, str, Node | None, float]:
@@ -125,29 +153,29 @@ def _run(tree: KdTree, query: tuple[float, float], radius: float | None) -> tupl
         near_side, near, far_side, far, gap = _sides(node, query)
         if not after_near:
             p = node.point
-            rec.add(tr.VISIT, node, axis=node.axis, split=node.split, lon=p.lon, lat=p.lat)
+            rec.add(Action.VISIT, node, axis=node.axis, split=node.split, lon=p.lon, lat=p.lat)
             d = distance(query[0], query[1], p.lon, p.lat)
-            rec.add(tr.DISTANCE, node, distance=d)
+            rec.add(Action.DISTANCE, node, distance=d)
             if radius is None:
                 if best is None or (d, p.id) < best:
                     best = (d, p.id)
-                    rec.add(tr.BEST, node, distance=d)
+                    rec.add(Action.BEST, node, distance=d)
             elif d <= radius:
                 found.append(Neighbour(p.id, d))
-                rec.add(tr.REPORT, node, distance=d)
+                rec.add(Action.REPORT, node, distance=d)
             stack.append((node, True))
             if near is not None:
-                rec.add(tr.NEAR, node, side=near_side)
+                rec.add(Action.NEAR, node, side=near_side)
                 stack.append((near, False))
             continue
         if far is None:
             continue
         bound = radius if radius is not None else best[0]
         if gap <= bound:
-            rec.add(tr.FAR_VISIT, node, side=far_side, gap=gap, bound=bound)
+            rec.add(Action.FAR_VISIT, node, side=far_side, gap=gap, bound=bound)
             stack.append((far, False))
         else:
-            rec.add(tr.FAR_PRUNE, node, side=far_side, gap=gap, bound=bound)
+            rec.add(Action.FAR_PRUNE, node, side=far_side, gap=gap, bound=bound)
     if radius is None:
         found = [] if best is None else [Neighbour(best[1], best[0])]
     else:
@@ -166,8 +194,7 @@ def nearest(tree: KdTree, lon: float, lat: float) -> SearchResult:
     """The point closest to (lon, lat), smallest id on a tie, found by branch and bound."""
     query = _check_query(lon, lat)
     found, rec = _run(tree, query, None)
-    return SearchResult("nearest", tree.order, query, None, tuple(found), tuple(rec.steps), rec.counts(),
-                        tree.stats())
+    return SearchResult(SearchKind.NEAREST, tree.order, query, None, tuple(found), tuple(rec.steps), tree.stats())
 
 
 def within_radius(tree: KdTree, lon: float, lat: float, radius: float) -> SearchResult:
@@ -177,19 +204,18 @@ def within_radius(tree: KdTree, lon: float, lat: float, radius: float) -> Search
     if not (math.isfinite(radius) and radius >= 0):
         raise ValueError("radius must be a finite number >= 0")
     found, rec = _run(tree, query, radius)
-    return SearchResult("radius", tree.order, query, radius, tuple(found), tuple(rec.steps), rec.counts(),
-                        tree.stats())
+    return SearchResult(SearchKind.RADIUS, tree.order, query, radius, tuple(found), tuple(rec.steps), tree.stats())
 
 
 def search(order: str, kind: str, lon: float, lat: float, radius: float | None = None) -> SearchResult:
     """Run one search on the data tree for ``order``; the entry point of the page and the CLI."""
     tree = build_tree(order)
-    if kind == "nearest":
+    if kind == SearchKind.NEAREST:
         if radius is not None:
             raise ValueError("a nearest-neighbour search takes no radius")
         return nearest(tree, lon, lat)
-    if kind == "radius":
+    if kind == SearchKind.RADIUS:
         if radius is None:
             raise ValueError("a radius search needs a radius")
         return within_radius(tree, lon, lat, radius)
-    raise ValueError(f"unknown search kind {kind!r}; expected one of {', '.join(KINDS)}")
+    raise ValueError(f"unknown search kind {kind!r}; expected one of {', '.join(SearchKind)}")

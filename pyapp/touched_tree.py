@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .kdtree import HIGH, LOW, KdTree, Node
-from .trace import FAR_PRUNE, VISIT, Step
+from .trace import Step
+from .vocabulary import Action
 
 
 def subtree_size(node: Node) -> int:
@@ -37,8 +38,8 @@ def _child_item(node: Node, side: str, visit_step: dict, prune_step: dict) -> tu
 
 def touched_tree(tree: KdTree, trace: Sequence[Step]) -> dict:
     """Visited nodes and skipped subtrees with their step, column and row, in drawing order."""
-    visit_step = {step.node_id: step.index for step in trace if step.action == VISIT}
-    prune_step = {(step.node_id, step.side): step.index for step in trace if step.action == FAR_PRUNE}
+    visit_step = {step.node_id: step.index for step in trace if step.action == Action.VISIT}
+    prune_step = {(step.node_id, step.side): step.index for step in trace if step.action == Action.FAR_PRUNE}
     nodes: list[dict] = []
     pruned: list[dict] = []
     column = 0

@@ -5,7 +5,7 @@ fact an explanation could state is a field of a step, never prose. One step
 type covers every action; fields that do not apply to an action are ``None``
 and are left out of the JSON form.
 
-Actions and the fields each one sets (besides ``index``, ``action``,
+Actions (:class:`pyapp.vocabulary.Action`) and the fields each one sets (besides ``index``, ``action``,
 ``node_id`` and ``depth``):
 
 ``visit``      the search enters a node: ``axis``, ``split``, ``lon``, ``lat``
@@ -28,15 +28,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-VISIT = "visit"
-DISTANCE = "distance"
-BEST = "best"
-REPORT = "report"
-NEAR = "near"
-FAR_VISIT = "far_visit"
-FAR_PRUNE = "far_prune"
-
-ACTIONS = (VISIT, DISTANCE, BEST, REPORT, NEAR, FAR_VISIT, FAR_PRUNE)
 AXIS_NAMES = ("lon", "lat")
 
 

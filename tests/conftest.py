@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import threading
+import types
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import build
+from serve import SiteHandler, make_server
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -47,8 +51,8 @@ class Served:
         self.url = self.origin + server.prefix
 
 
-def serve(directory: Path, prefix: str = "/", handler=build.SiteHandler) -> Served:
-    server = build.make_server(directory, 0, prefix, handler=handler)
+def serve(directory: Path, prefix: str = "/", handler=SiteHandler) -> Served:
+    server = make_server(directory, 0, prefix, handler=handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     return Served(server, thread)
@@ -115,3 +119,65 @@ def wait_for_python(page, timeout: float = 90_000) -> str:
     """Wait until the page says Python is ready (or failed) and return the status text."""
     page.wait_for_selector("#python-status:not([data-state='loading'])", timeout=timeout)
     return page.inner_text("#python-status")
+
+
+class WorkerStandIn:
+    """The worker's JavaScript modules as ``pyapp.browser`` imports them, in memory (DR-002).
+
+    ``kdt_worker`` (cancel flag, abort signals, events, Web Locks), ``kdt_audit_store``
+    (the IndexedDB log: a list of JSON texts) and ``pyodide.http.pyfetch``, which answers
+    with ``respond(url, body)`` or raises ``fail``.
+    """
+
+    def __init__(self) -> None:
+        self.cancel = False
+        self.signals: list[float] = []
+        self.events: list[dict] = []
+        self.locks: set[str] = set()
+        self.stored: list[str] = []
+        self.store_error: Exception | None = None
+        self.fail: Exception | None = None
+        self.respond = None
+        self.worker = types.SimpleNamespace(
+            cancel_requested=lambda: self.cancel, new_signal=lambda ms: self.signals.append(ms) or "signal",
+            emit=lambda text: self.events.append(json.loads(text)), acquire_lock=self.acquire_lock)
+        self.store = types.SimpleNamespace(append=self.append, readAll=self.read_all)
+        self.pyodide = types.ModuleType("pyodide")
+        self.http = types.ModuleType("pyodide.http")
+        self.http.pyfetch = self.pyfetch
+        self.pyodide.http = self.http
+
+    async def acquire_lock(self, name: str):
+        if name in self.locks:
+            return None
+        self.locks.add(name)
+        return lambda: self.locks.discard(name)
+
+    async def append(self, entries_json: str) -> None:
+        if self.store_error is not None:
+            raise self.store_error
+        self.stored.extend(json.dumps(entry) for entry in json.loads(entries_json))
+
+    async def read_all(self) -> str:
+        return json.dumps(self.stored)
+
+    async def pyfetch(self, url: str, **kwargs):
+        if self.fail is not None:
+            raise self.fail
+        status, headers, body = self.respond(url, kwargs.get("body"))
+
+        async def string() -> str:
+            return body
+
+        return types.SimpleNamespace(status=status, headers=headers, string=string)
+
+
+@pytest.fixture
+def worker(monkeypatch: pytest.MonkeyPatch) -> WorkerStandIn:
+    """A stand-in for the worker's JavaScript modules, so ``pyapp.browser`` runs on CPython."""
+    stand_in = WorkerStandIn()
+    monkeypatch.setitem(sys.modules, "kdt_worker", stand_in.worker)
+    monkeypatch.setitem(sys.modules, "kdt_audit_store", stand_in.store)
+    monkeypatch.setitem(sys.modules, "pyodide", stand_in.pyodide)
+    monkeypatch.setitem(sys.modules, "pyodide.http", stand_in.http)
+    return stand_in

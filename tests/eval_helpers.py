@@ -1,4 +1,4 @@
-"""Audit entries for the evaluation tests and benchmark, and a way to run pyapp under Pyodide in node.
+"""Audit entries for the evaluation tests and benchmark.
 
 ``answer_for`` writes the answer a faithful model would give for a case (from the
 case's facts), optionally with one claim wrong; ``call`` and ``cancel`` build
@@ -9,18 +9,15 @@ change of the audit format shows up here first).
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from datetime import UTC, datetime, timedelta
 from itertools import count
 from pathlib import Path
 
 from pyapp import audit
 from pyapp.evalset import EVAL_SET_VERSION, case, case_facts, case_prompt
+from pyapp.vocabulary import ANSWERED, EntryType, Outcome
 
 REPO = Path(__file__).resolve().parent.parent
-PYODIDE = REPO / "node_modules" / "pyodide" / "pyodide.mjs"
-FASTJSONSCHEMA_WHEEL = next((REPO / "vendor").glob("fastjsonschema-*.whl"), None)
 
 SETTINGS = {"provider": "anthropic", "model": "claude-test-1", "max_tokens": 4000, "temperature": 0.0,
             "base_url": None}
@@ -76,18 +73,18 @@ def call(run_id: str | None, case_id: str, *, outcome: str = "grounded", answer:
          retries: int = 0, message: str = "", search: dict | None = None) -> dict:
     """A call entry; ``outcome`` is the logged class (answered ones get a faithful answer by default)."""
     prompt = case_prompt(case(case_id)) if prompt_hash is None or prompt_version is None else None
-    answered = outcome in audit.ANSWERED
+    answered = outcome in ANSWERED
     if answered and answer is None:
         answer = answer_for(case_id)
-    if outcome == audit.INFRA_FAILURE:
+    if outcome == Outcome.INFRA_FAILURE:
         error = error or "server"
         status = 500 if status == 200 else status
-    if outcome == audit.OUTCOME_CANCELLED:
+    if outcome == Outcome.CANCELLED:
         error, status = "cancelled", None
     entry = {
         "format": audit.AUDIT_FORMAT,
         "id": entry_id or f"e{next(_ids):06d}",
-        "type": audit.CALL,
+        "type": EntryType.CALL,
         "time": time if isinstance(time, str) else at(time),
         "run_id": run_id,
         "case_id": case_id,
@@ -147,59 +144,3 @@ def full_run(run_id: str, grounded: set[str] | frozenset[str] | None = None, *, 
             entries.append(call(run_id, case_id, outcome="not_grounded", answer=answer_for(case_id, how),
                                 time=start + i, answer_ms=ms, settings=settings))
     return entries
-
-
-# --------------------------------------------------------------------------- Pyodide in node
-
-_RUNNER = """
-import {{ loadPyodide }} from {pyodide};
-import {{ readFileSync }} from "node:fs";
-const py = await loadPyodide();
-const files = JSON.parse(readFileSync({manifest}, "utf8"));
-py.FS.mkdirTree("/home/pyodide/pyapp/data");
-for (const [source, target] of files) {{
-  py.FS.writeFile("/home/pyodide/" + target, readFileSync(source));
-}}
-py.unpackArchive(new Uint8Array(readFileSync({wheel})), "wheel");
-py.runPython("import sys; sys.path.insert(0, '/home/pyodide')");
-for (const [name, path] of {extra}) {{
-  py.FS.writeFile("/home/pyodide/" + name, readFileSync(path));
-}}
-process.stdout.write(String(py.runPython(readFileSync({script}, "utf8"))));
-"""
-
-
-def pyodide_available() -> bool:
-    return shutil.which("node") is not None and PYODIDE.exists() and FASTJSONSCHEMA_WHEEL is not None
-
-
-def run_in_pyodide(script: str, workdir: Path, extra_files: dict[str, Path] | None = None,
-                   timeout: float = 600) -> str:
-    """Run ``script`` under Pyodide in node with the pyapp package importable; its last expression is printed.
-
-    ``extra_files`` are copied to the Pyodide home folder (name -> local path).
-    """
-    package = REPO / "pyapp"
-    sources = sorted(package.glob("*.py")) + sorted(package.glob("*.json"))
-    files = [[str(p), f"pyapp/{p.name}"] for p in sources]
-    files += [[str(p), f"pyapp/data/{p.name}"] for p in sorted((package / "data").iterdir()) if p.is_file()]
-    manifest = workdir / "pyodide_files.json"
-    manifest.write_text(json.dumps(files), encoding="utf-8")
-    script_file = workdir / "pyodide_script.py"
-    script_file.write_text(script, encoding="utf-8")
-    extra = [[name, str(path)] for name, path in (extra_files or {}).items()]
-    runner = workdir / "pyodide_run.mjs"
-    runner.write_text(
-        _RUNNER.format(
-            pyodide=json.dumps(str(PYODIDE)),
-            manifest=json.dumps(str(manifest)),
-            wheel=json.dumps(str(FASTJSONSCHEMA_WHEEL)),
-            script=json.dumps(str(script_file)),
-            extra=json.dumps(extra),
-        ),
-        encoding="utf-8",
-    )
-    done = subprocess.run(["node", str(runner)], capture_output=True, text=True, timeout=timeout)
-    if done.returncode != 0:
-        raise RuntimeError(f"node exited with {done.returncode}: {done.stderr[-2000:]}")
-    return done.stdout

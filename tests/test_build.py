@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shutil
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import build
+import hosting
 
 RECORD = """---
 id: {id}
@@ -54,37 +56,56 @@ def write_record(root: Path, id: str, slug: str = "thing", status: str = "Accept
     return path
 
 
+SMALL_PYPROJECT = """[project]
+name = "Small.Site"
+version = "0.1"
+
+[tool.setuptools]
+packages = ["pyapp"]
+
+[tool.setuptools.package-data]
+pyapp = ["data/*", "*.json"]
+"""
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A small project: two records, one page, the real templates, a stand-in Pyodide runtime."""
     root = tmp_path / "project"
     (root / "decisions").mkdir(parents=True)
     shutil.copytree(build.ROOT / "site_src" / "templates", root / "site_src" / "templates")
-    shutil.copytree(build.ROOT / "site_src" / "static", root / "site_src" / "static")
+    # The templates' one asset; the pages that load scripts are not part of this project.
+    shutil.copytree(build.ROOT / "site_src" / "static" / "css", root / "site_src" / "static" / "css")
     (root / "site_src" / "pages").mkdir()
     (root / "site_src" / "pages" / "index.md").write_text(
         "---\ntitle: Home\n---\n# Home\n\nSee DR-001 and [the records](decisions/).\n", encoding="utf-8")
+    for name, title in (("explorer", "Explorer"), ("ai-eval", "AI evaluation")):  # the navigation's other pages
+        (root / "site_src" / "pages" / f"{name}.md").write_text(f"---\ntitle: {title}\n---\n# {title}\n",
+                                                                 encoding="utf-8")
     runtime = root / "node_modules" / "pyodide"
     runtime.mkdir(parents=True)
     for name in build.PYODIDE_FILES:
         (runtime / name).write_bytes(name.encode())
     (root / "pyapp").mkdir()
     (root / "pyapp" / "__init__.py").write_text("__version__ = '0'\n", encoding="utf-8")
+    (root / "pyproject.toml").write_text(SMALL_PYPROJECT, encoding="utf-8")
     write_record(root, "DR-001", "first", body="Later DR-002 builds on this. `DR-001` in code stays.")
     write_record(root, "DR-002", "second", body="See [the first](../DR-001/).", day=2)
     return root
 
 
 def problems_of(root: Path) -> list[str]:
+    """Every problem of the project, from loading or, once it loads, from rendering."""
     with pytest.raises(build.BuildFailed) as failure:
-        build.load_site(root)
+        build.render_site(build.load_site(root), root)
     return [str(p) for p in failure.value.problems]
 
 
 def test_small_site_renders_records_index_feed_and_pages(project, tmp_path):
     files = build.build(project, tmp_path / "dist")
     for path in ["index.html", "decisions/index.html", "decisions/DR-001/index.html", "decisions/DR-002/index.html",
-                 "decisions/feed.xml", "decisions/src/DR-001-first.md", "pyodide/pyodide.asm.wasm", "pyapp.zip"]:
+                 "decisions/feed.xml", "decisions/src/DR-001-first.md", "pyodide/pyodide.asm.wasm",
+                 "app/small_site-0.1-py3-none-any.whl"]:
         assert path in files, path
         assert (tmp_path / "dist" / path).is_file()
     index = files["decisions/index.html"].decode()
@@ -109,6 +130,19 @@ def test_supersede_links_run_both_ways_from_one_side(project, tmp_path):
     assert re.search(r"Superseded by</dt><dd><a href=\"../DR-002/\">", old)
     assert re.search(r"Supersedes</dt><dd><a href=\"../DR-001/\">", new)
 
+
+def add_to_template(root: Path, name: str, line: str) -> None:
+    """Insert ``line`` as the third line of the template ``name``."""
+    path = root / "site_src" / "templates" / name
+    lines = path.read_text(encoding="utf-8").split("\n")
+    path.write_text("\n".join([*lines[:2], line, *lines[2:]]), encoding="utf-8")
+
+
+def add_page(root: Path, name: str, body: str) -> None:
+    (root / "site_src" / "pages" / name).write_text(f"---\ntitle: More\n---\n{body}", encoding="utf-8")
+
+
+TEMPLATE_PAGE = "{% extends 'base.html.j2' %}{% block main %}\n<h1>More</h1>\n{} \n{% endblock %}\n"
 
 BROKEN = [
     ("duplicate-id", lambda r: write_record(r, "DR-001", "again"),
@@ -138,14 +172,66 @@ BROKEN = [
      "DR-003-thing.md:6: supersede link to missing record DR-077"),
     ("unknown-key", lambda r: write_record(r, "DR-003", extra="owner: me\n"),
      "DR-003-thing.md:6: unknown front matter key 'owner'"),
+    # links, checked in the rendered pages
+    ("reference-style-link", lambda r: write_record(r, "DR-003", body="[gone][ref]\n\n[ref]: ../DR-404/"),
+     "decisions/DR-003-thing.md:11: broken internal link '../DR-404/'"),
+    ("link-to-a-missing-anchor", lambda r: write_record(r, "DR-003", body="See [it](../DR-001/#nowhere)."),
+     "decisions/DR-003-thing.md:9: broken internal link '../DR-001/#nowhere': decisions/DR-001/index.html has no id"),
+    ("missing-record-in-prose-after-code", lambda r: write_record(r, "DR-003", body="```\nDR-999\n```\n\nAs DR-998."),
+     "decisions/DR-003-thing.md:13: reference to missing record DR-998"),
+    ("template-link-call", lambda r: add_to_template(r, "page.html.j2", "<a href=\"{{ link('nope/') }}\">x</a>"),
+     "site_src/templates/page.html.j2:3: broken internal link 'nope/'"),
+    ("template-asset-call", lambda r: add_to_template(r, "page.html.j2", "<img src=\"{{ asset('static/no.png') }}\">"),
+     "site_src/templates/page.html.j2:3: asset 'static/no.png' is not a file of the site"),
+    ("template-written-absolute-url", lambda r: add_to_template(r, "records.html.j2", "<a href=\"/about/\">x</a>"),
+     "decisions/index.html:26: absolute link '/about/': links must be relative, written by the templates of this page"),
+    ("template-page-literal-link", lambda r: add_page(r, "more.html", TEMPLATE_PAGE.replace("{}", "<a href=gone/>")),
+     "site_src/pages/more.html:6: broken internal link 'gone/'"),
+    ("template-page-link-call", lambda r: add_page(r, "more.html", TEMPLATE_PAGE.replace(
+        "{}", "<a href=\"{{ link('gone/index.html') }}\">x</a>")),
+     "site_src/pages/more.html:6: broken internal link 'gone/index.html'"),
+    ("markdown-page-link", lambda r: add_page(r, "more.md", "# More\n\n[Gone](../gone/)\n"),
+     "site_src/pages/more.md:6: broken internal link '../gone/'"),
 ]
 
 
-@pytest.mark.parametrize(("breakage", "expected"), [(b, e) for _, b, e in BROKEN], ids=[i for i, _, _ in BROKEN])
-def test_broken_record_fails_naming_file_and_line(project, breakage, expected):
+@pytest.mark.parametrize(("breakage", "expected"), [(b, e) for _, b, e in BROKEN],
+                         ids=[i for i, _, _ in BROKEN])
+def test_broken_source_fails_naming_file_and_line(project, breakage, expected):
     breakage(project)
     problems = problems_of(project)
     assert any(expected in p for p in problems), problems
+
+
+def test_template_link_broken_on_every_page_is_reported_once(project):
+    add_to_template(project, "base.html.j2", "<link rel=\"help\" href=\"{{ link('help/index.html') }}\">")
+    problems = problems_of(project)
+    assert len([p for p in problems if p.startswith("site_src/templates/base.html.j2:3:")]) == 1, problems
+
+
+WORKING_LINKS = [
+    ("absolute-url-in-a-code-block", "```\n<a href=\"/decisions/\">x</a> [y](/y/)\n```"),
+    ("absolute-url-in-a-code-span", "Write `[y](/y/)`, not `href=\"/\"`."),
+    ("unknown-record-in-a-code-block", "```\nDR-999\n```"),
+    ("unknown-record-in-a-code-span", "The id `DR-999` is free."),
+    ("link-to-an-existing-anchor", "See [its context](../DR-001/#context) and [mine](#decision)."),
+    ("reference-style-link", "See [the first][first].\n\n[first]: ../DR-001/"),
+]
+
+
+@pytest.mark.parametrize("body", [b for _, b in WORKING_LINKS], ids=[i for i, _ in WORKING_LINKS])
+def test_what_links_nowhere_builds(project, tmp_path, body):
+    write_record(project, "DR-003", body=body)
+    assert "decisions/DR-003/index.html" in build.build(project, tmp_path / "dist")
+
+
+def test_each_document_is_converted_from_a_clean_state():
+    renderer = build.MarkdownRenderer({"DR-001"})
+    first, missing_in_first = renderer.convert("# Notes\n\nDR-001 and DR-009.", "decisions/DR-002/index.html")
+    second, missing_in_second = renderer.convert("# Notes\n\nDR-001.", "index.html")
+    assert missing_in_first == ["DR-009"] and missing_in_second == []
+    assert '<a href="../DR-001/">DR-001</a> and DR-009.' in first
+    assert '<h1 id="notes">' in second and '<a href="decisions/DR-001/">DR-001</a>' in second
 
 
 def test_all_problems_are_reported_at_once(project):
@@ -190,18 +276,20 @@ def test_real_site_has_only_relative_urls_and_a_csp_on_every_page(dist):
     assert len(pages) >= 5
     for page in pages:
         html = page.read_text(encoding="utf-8")
-        assert f'<meta http-equiv="Content-Security-Policy" content="{build.CSP}">' in html.replace("&#39;", "'"), page
+        meta = f'<meta http-equiv="Content-Security-Policy" content="{hosting.CSP}">'
+        assert meta in html.replace("&#39;", "'"), page
         for url in re.findall(r'(?:href|src|data-[a-z-]+)="([^"]*)"', html):
             assert not url.startswith(("/", "http://", "https://")), (page, url)
 
 
 def test_real_site_contents(dist):
     for path in ["index.html", "decisions/index.html", "decisions/feed.xml", "pyodide/pyodide.asm.wasm",
-                 "explorer/index.html", "ai-eval/index.html", "_headers", ".htaccess", "pyapp.zip"]:
+                 "explorer/index.html", "ai-eval/index.html", "_headers", ".htaccess",
+                 "app/kd_tree_explorer-0.1.0-py3-none-any.whl"]:
         assert (dist / path).is_file(), path
     for source in sorted((build.ROOT / "decisions").glob("DR-*.md")):
         assert (dist / "decisions" / source.name[:6] / "index.html").is_file()
-    assert "Content-Security-Policy: " + build.CSP_HEADER in (dist / "_headers").read_text()
+    assert "Content-Security-Policy: " + hosting.CSP_HEADER in (dist / "_headers").read_text()
 
 
 def test_two_builds_are_byte_identical(tmp_path):
@@ -220,20 +308,59 @@ def test_output_may_not_leave_dist(tmp_path):
 
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "small_site"
-SNAPSHOT_PAGES = ("index.html", "decisions/index.html", "decisions/DR-001/index.html",
-                  "decisions/DR-002/index.html", "decisions/feed.xml")
+
+
+def differences(expected: Path, actual: Path) -> list[str]:
+    """Every file missing on either side, and a unified diff of each file that differs (after Pelican's
+    ``assertDirsEqual``); binary files are named with their sizes."""
+    def files(folder: Path) -> set[str]:
+        return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+
+    want, got = files(expected), files(actual)
+    report = [f"missing from the build: {path}" for path in sorted(want - got)]
+    report += [f"not in the snapshot: {path}" for path in sorted(got - want)]
+    for path in sorted(want & got):
+        old, new = (expected / path).read_bytes(), (actual / path).read_bytes()
+        if old == new:
+            continue
+        try:
+            old_lines, new_lines = old.decode("utf-8").splitlines(True), new.decode("utf-8").splitlines(True)
+        except UnicodeDecodeError:
+            report.append(f"binary file differs: {path} ({len(old):,} bytes in the snapshot, {len(new):,} built)")
+            continue
+        report.append("".join(difflib.unified_diff(old_lines, new_lines, f"snapshot/{path}", f"built/{path}")))
+    return report
 
 
 def test_small_site_matches_its_snapshot(project, tmp_path):
-    """The rendered pages of the small project, byte for byte.
+    """Every file the small project builds, byte for byte.
 
     After an intended change to templates, CSS or rendering, regenerate with
     ``UPDATE_SNAPSHOTS=1 python -m pytest tests/test_build.py -k snapshot`` and review the diff.
     """
-    files = build.build(project, tmp_path / "dist")
+    build.build(project, tmp_path / "dist")
     if os.environ.get("UPDATE_SNAPSHOTS"):
-        for path in SNAPSHOT_PAGES:
-            (SNAPSHOT / path).parent.mkdir(parents=True, exist_ok=True)
-            (SNAPSHOT / path).write_bytes(files[path])
-    changed = [path for path in SNAPSHOT_PAGES if (SNAPSHOT / path).read_bytes() != files[path]]
-    assert changed == [], f"pages differ from tests/snapshots/small_site: {changed}"
+        shutil.rmtree(SNAPSHOT, ignore_errors=True)
+        shutil.copytree(tmp_path / "dist", SNAPSHOT)
+    report = differences(SNAPSHOT, tmp_path / "dist")
+    if report:
+        pytest.fail("the built small site differs from tests/snapshots/small_site (regenerate with UPDATE_SNAPSHOTS=1 "
+                    "if intended):\n" + "\n".join(report), pytrace=False)
+
+
+def test_snapshot_differences_name_missing_and_extra_files_and_show_a_diff(tmp_path):
+    expected, actual = tmp_path / "expected", tmp_path / "actual"
+    for folder in (expected, actual):
+        (folder / "a").mkdir(parents=True)
+        (folder / "a" / "page.html").write_text("<h1>Title</h1>\n<p>Same</p>\n", encoding="utf-8")
+        (folder / "same.bin").write_bytes(b"\xff\x00")
+    (actual / "a" / "page.html").write_text("<h1>New title</h1>\n<p>Same</p>\n", encoding="utf-8")
+    (expected / "gone.txt").write_text("x", encoding="utf-8")
+    (actual / "new.txt").write_text("y", encoding="utf-8")
+    (actual / "same.bin").write_bytes(b"\xff\x01\x02")
+    report = differences(expected, actual)
+    assert report[:2] == ["missing from the build: gone.txt", "not in the snapshot: new.txt"]
+    assert "--- snapshot/a/page.html\n+++ built/a/page.html\n" in report[2]
+    assert "-<h1>Title</h1>\n+<h1>New title</h1>\n <p>Same</p>\n" in report[2]
+    assert report[3] == "binary file differs: same.bin (2 bytes in the snapshot, 3 built)"
+    assert len(report) == 4

@@ -15,6 +15,7 @@ import test_build
 from test_build import RECORD, problems_of, write_record
 
 import build
+import hosting
 from conftest import serve
 
 project = test_build.project  # the small project fixture
@@ -167,4 +168,4 @@ def test_dev_server_answers_404_for_folders_and_invalid_paths(served_folder, pat
         connection.close()
     assert response.status == 404
     assert "a.txt" not in body
-    assert response.getheader("Content-Security-Policy") == build.CSP_HEADER
+    assert response.getheader("Content-Security-Policy") == hosting.CSP_HEADER

@@ -41,6 +41,19 @@ def test_facts_of_the_samples() -> None:
     assert list(long.result_ids) == sorted(n.id for n in LONG.result)
 
 
+def test_the_facts_of_a_search_are_read_once_from_its_result() -> None:
+    assert LONG.result_ids == tuple(sorted(n.id for n in LONG.result))
+    assert LONG.reported_distance == max(n.distance for n in LONG.result)
+    assert (NEAREST.result_ids, NEAREST.reported_distance) == ((30,), NEAREST.result[0].distance)
+    assert (EMPTY.result_ids, EMPTY.reported_distance) == ((), None)
+    assert LONG.counts is LONG.counts, "computed once, then kept"
+    facts = facts_of(LONG)
+    assert facts.result_ids is LONG.result_ids and facts.distance == LONG.reported_distance
+    assert (facts.nodes_visited, facts.subtrees_pruned) == (LONG.counts.nodes_visited, LONG.counts.subtrees_pruned)
+    marker = build_prompt(LONG).user.splitlines()[-1]
+    assert f"nodes_visited={LONG.counts.nodes_visited} subtrees_pruned={LONG.counts.subtrees_pruned}]" in marker
+
+
 def test_facts_need_the_prompt_of_the_same_search() -> None:
     with pytest.raises(ValueError, match="steps"):
         C.facts_for(NEAREST, build_prompt(LONG))
@@ -103,18 +116,16 @@ CASES = [
 @pytest.mark.parametrize(("result", "change", "name", "passed", "words"), CASES)
 def test_check(result, change: dict, name: str, passed: bool, words: str) -> None:
     claims = good_claims(result) | change
-    check = {c.name: c for c in C.CHECKS}[name]
-    verdict = check.run(claims, facts_of(result))
+    verdict = C.CHECKS[name](claims, facts_of(result))
     assert verdict.name == name
     assert verdict.passed is passed, verdict.reason
     assert words in verdict.reason
 
 
-def test_there_are_five_checks_each_with_a_rule() -> None:
+def test_there_are_five_checks_each_named_as_its_verdict() -> None:
     names = ["result", "distance", "nodes_visited", "subtrees_pruned", "cited_steps"]
-    assert [c.name for c in C.CHECKS] == names
-    assert all(c.rule and "\n" not in c.rule for c in C.CHECKS)
-    assert C.RULES["distance"] == C.DISTANCE_RULE
+    assert list(C.CHECKS) == names
+    assert [verdict.name for verdict in C.run_checks({}, facts_of(NEAREST))] == names
 
 
 def test_distance_tolerance_follows_the_printed_precision() -> None:

@@ -99,7 +99,7 @@ def assert_no_key(outcome: CallOutcome):
     assert KEY not in outcome.message and KEY not in repr(outcome)
 
 
-# ---------------------------------------------------------------- the cases of SPEC §10 for one call
+# ---------------------------------------------------------------- the cases of one call (DR-005)
 
 
 def test_200_answers_first_time():

@@ -18,12 +18,12 @@ from collections.abc import Iterator
 
 import pytest
 
-import build
 import engines
 from conftest import Served, serve
 from fake_provider import FakeProvider, faithful_reply
 from pyapp import __version__
 from pyapp.evalset import case_ids, case_prompt, cases
+from serve import SiteHandler
 
 pytestmark = pytest.mark.browser
 
@@ -45,7 +45,7 @@ REQUIRED = {
 }
 
 
-class NoWasmHandler(build.SiteHandler):
+class NoWasmHandler(SiteHandler):
     """A host whose Content-Security-Policy forbids WebAssembly."""
 
     security_headers = {"Content-Security-Policy": WASM_FORBIDDING_POLICY}

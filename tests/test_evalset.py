@@ -8,11 +8,10 @@ import math
 import random
 
 import pytest
-from eval_helpers import pyodide_available, run_in_pyodide
 
 from pyapp.evalset import (
+    CASE_KIND_NAMES,
     EVAL_SET_VERSION,
-    KIND_NAMES,
     NEAR_OFFSET,
     SEED,
     build_cases,
@@ -30,6 +29,7 @@ from pyapp.geodata import bounding_box, load_businesses
 from pyapp.kdtree import ORDERS
 from pyapp.prompt import MAX_STEPS, build_prompt
 from pyapp.search import search
+from pyodide_harness import pyodide_available, run_in_node
 
 # Regenerate after a deliberate change of the set (and bump EVAL_SET_VERSION):
 #   python3 -c "from pyapp.evalset import evalset_fingerprint as f; print(f())"
@@ -44,9 +44,9 @@ def test_twenty_cases_named_c01_to_c20():
 
 def test_every_kind_on_every_order_once():
     pairs = [(c.kind, c.order) for c in cases()]
-    assert sorted(pairs) == sorted((k, o) for k in KIND_NAMES for o in ORDERS)
+    assert sorted(pairs) == sorted((k, o) for k in CASE_KIND_NAMES for o in ORDERS)
     # C01-C05 are the first kind on ORDERS in order, and so on.
-    assert pairs == [(k, o) for k in KIND_NAMES for o in ORDERS]
+    assert pairs == [(k, o) for k in CASE_KIND_NAMES for o in ORDERS]
 
 
 def test_radius_per_kind():
@@ -74,7 +74,7 @@ def test_queries_are_rounded_to_seven_decimals():
 
 
 def test_changing_one_kinds_stream_moves_no_other_kind():
-    for altered in KIND_NAMES:
+    for altered in CASE_KIND_NAMES:
         other = build_cases(lambda kind, altered=altered: "x" if kind == altered else stream_seed(kind))
         for before, after in zip(cases(), other, strict=True):
             if before.kind == altered:
@@ -86,7 +86,7 @@ def test_changing_one_kinds_stream_moves_no_other_kind():
 def test_text_seeds_are_sha512_based_so_stable_across_platforms():
     # random.seed(str) (version 2) seeds with the text followed by its SHA-512 digest;
     # that integer, not hash(), is what makes the streams the same everywhere.
-    for kind in KIND_NAMES:
+    for kind in CASE_KIND_NAMES:
         text = stream_seed(kind).encode("utf-8")
         as_int = int.from_bytes(text + hashlib.sha512(text).digest(), "big")
         a, b = random.Random(stream_seed(kind)), random.Random(as_int)
@@ -148,7 +148,7 @@ def test_distances_in_why_lines_match_the_search():
             assert math.isfinite(d)
 
 
-@pytest.mark.skipif(not pyodide_available(), reason="needs node, the Pyodide npm package and the wheel")
+@pytest.mark.skipif(not pyodide_available(), reason="needs node and the Pyodide npm package")
 def test_pyodide_builds_the_same_set(tmp_path):
     script = "import json\nfrom pyapp.evalset import evalset_table\njson.dumps(evalset_table())"
-    assert json.loads(run_in_pyodide(script, tmp_path)) == json.loads(json.dumps(evalset_table()))
+    assert json.loads(run_in_node(script, tmp_path)) == json.loads(json.dumps(evalset_table()))

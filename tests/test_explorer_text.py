@@ -8,7 +8,7 @@ import pytest
 
 from pyapp.explorer import degrees, map_area, search_view, tree_view
 from pyapp.kdtree import build_tree
-from pyapp.trace import BEST, FAR_PRUNE, FAR_VISIT, NEAR, REPORT
+from pyapp.vocabulary import Action
 
 SEARCHES = [
     ("median-first", "radius", 24.945, 60.17, 0.003),
@@ -27,7 +27,7 @@ def captions_with_steps(order, kind, lon, lat, radius):
 @pytest.mark.parametrize("search", [s for s in SEARCHES if s[1] == "radius"], ids=IDS[:2])
 def test_radius_captions_never_speak_of_a_closer_point(search):
     pairs, _ = captions_with_steps(*search)
-    assert any(step["action"] == FAR_VISIT for step, _ in pairs), "the case must reach across a line"
+    assert any(step["action"] == Action.FAR_VISIT for step, _ in pairs), "the case must reach across a line"
     assert [text for _, text in pairs if "closer" in text or "nearest" in text] == []
 
 
@@ -36,7 +36,7 @@ def test_sides_are_west_east_for_longitude_and_south_north_for_latitude(search):
     pairs, tree = captions_with_steps(*search)
     checked = 0
     for step, text in pairs:
-        if step["action"] not in (NEAR, FAR_VISIT, FAR_PRUNE):
+        if step["action"] not in (Action.NEAR, Action.FAR_VISIT, Action.FAR_PRUNE):
             continue
         axis = tree.node(step["node_id"]).axis
         expected = {"low": ("west", "south"), "high": ("east", "north")}[step["side"]][axis]
@@ -65,7 +65,7 @@ def test_degrees_is_one_format(value, text):
 
 def test_best_so_far_is_known_only_from_the_first_best_step():
     shown = search_view("median-first", "nearest", 24.9445, 60.1705)
-    first_best = next(i for i, s in enumerate(shown["trace"]) if s["action"] == BEST)
+    first_best = next(i for i, s in enumerate(shown["trace"]) if s["action"] == Action.BEST)
     assert first_best > 0
     assert [s["best"] for s in shown["steps"][:first_best]] == [None] * first_best
     assert shown["steps"][first_best]["best"]["distance"] == shown["trace"][first_best]["distance"]
@@ -75,7 +75,7 @@ def test_decisions_are_prunes_new_bests_and_reports():
     shown = search_view("median-first", "radius", 24.945, 60.17, 0.003)
     marked = {s["action"] for s, v in zip(shown["trace"], shown["steps"], strict=True) if v["decision"]}
     unmarked = {s["action"] for s, v in zip(shown["trace"], shown["steps"], strict=True) if not v["decision"]}
-    assert marked == {FAR_PRUNE, REPORT}
+    assert marked == {Action.FAR_PRUNE, Action.REPORT}
     assert marked.isdisjoint(unmarked)
 
 
@@ -108,7 +108,7 @@ def test_touched_tree_is_the_visited_nodes_and_one_stub_per_skipped_subtree(sear
     shown = search_view(*search)
     touched = shown["touched"]
     visits = {s["node_id"]: s["index"] for s in shown["trace"] if s["action"] == "visit"}
-    prunes = {(s["node_id"], s["side"]): s["index"] for s in shown["trace"] if s["action"] == FAR_PRUNE}
+    prunes = {(s["node_id"], s["side"]): s["index"] for s in shown["trace"] if s["action"] == Action.FAR_PRUNE}
     assert {n["id"]: n["step"] for n in touched["nodes"]} == visits
     assert {(p["parent"], p["side"]): p["step"] for p in touched["pruned"]} == prunes
     # Visited nodes and skipped subtrees partition the whole tree.

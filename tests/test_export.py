@@ -7,7 +7,7 @@ import io
 import json
 
 import pytest
-from eval_helpers import answer_for, call, cancel, decision, full_run, pyodide_available, run_in_pyodide
+from eval_helpers import answer_for, call, cancel, decision, full_run
 
 from pyapp import export
 from pyapp.export import (
@@ -22,6 +22,7 @@ from pyapp.export import (
 )
 from pyapp.report import run_report
 from pyapp.runs import rebuild
+from pyodide_harness import pyodide_available, run_in_node
 
 KEY = "sk-ant-api03-EXPORTsecret0123456789"
 
@@ -194,13 +195,22 @@ def test_csv_has_fixed_columns_and_one_row_per_call(log):
     assert by_case["C01"]["prompt_version"] == "explain-prompt-1"
 
 
+def test_csv_latencies_have_one_decimal_rounded_half_up():
+    entries = [call("run-ms", "C01", answer_ms=131.49999999999818, total_ms=1234.25, time=0),
+               call("run-ms", "C02", answer_ms=None, total_ms=0.04, outcome="infrastructure_failure", time=1),
+               call("run-ms", "C03", answer_ms=900.0, total_ms=1000.0, time=2)]
+    rows = list(csv.DictReader(io.StringIO(export_csv(entries, "run-ms"))))
+    assert [(r["answer_ms"], r["total_ms"]) for r in rows] == [
+        ("131.5", "1234.3"), ("", "0.0"), ("900.0", "1000.0")]
+
+
 def test_csv_of_all_runs_keeps_explorer_calls_out(log):
     rows = list(csv.reader(io.StringIO(export_csv(log))))
     assert {r[0] for r in rows[1:]} == {"run-a", "run-b"}
     assert answer_for("C01") in {r[-1] for r in rows}
 
 
-@pytest.mark.skipif(not pyodide_available(), reason="needs node, the Pyodide npm package and the wheel")
+@pytest.mark.skipif(not pyodide_available(), reason="needs node and the Pyodide npm package")
 def test_pyodide_survives_hostile_nesting(tmp_path):
     script = """
 import json
@@ -217,7 +227,7 @@ out.append(rebuild([entry])[0].cases[0].grade.failure)
 json.dumps(out)
 """
     deep = call("r", "C01", outcome="model_failure", answer="[" * 100_000)
-    out = json.loads(run_in_pyodide(f"ENTRY = {json.dumps(json.dumps(deep))}\n" + script, tmp_path))
+    out = json.loads(run_in_node(f"ENTRY = {json.dumps(json.dumps(deep))}\n" + script, tmp_path))
     assert len(out) == 3 and all("more than 8 deep" in m for m in out[:2]) and out[2] == "invalid_json"
 
 

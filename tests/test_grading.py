@@ -12,6 +12,7 @@ from pyapp.checks import facts_for
 from pyapp.prompt import build_prompt
 from pyapp.schema_check import load_schema, validate_answer
 from pyapp.search import search
+from pyapp.vocabulary import ModelFailure, Outcome
 
 RESULT = nearest_sample()
 PROMPT = build_prompt(RESULT)
@@ -81,7 +82,7 @@ def test_schema_reports_every_problem_and_never_changes_the_answer() -> None:
 
 def test_grounded() -> None:
     grade = G.grade_answer(GOOD_TEXT, "end", FACTS)
-    assert (grade.outcome, grade.failure) == (G.GROUNDED, None)
+    assert (grade.outcome, grade.failure) == (Outcome.GROUNDED, None)
     assert len(grade.checks) == 5 and all(c.passed for c in grade.checks)
     assert grade.claims == GOOD and grade.walkthrough == GOOD["walkthrough"]
     assert grade.failed_checks == ()
@@ -90,7 +91,7 @@ def test_grounded() -> None:
 def test_not_grounded_lists_the_failed_checks() -> None:
     wrong = GOOD | {"nodes_visited": 5, "result_ids": [10]}
     grade = G.grade_answer(json.dumps(wrong), "end", FACTS)
-    assert (grade.outcome, grade.failure) == (G.NOT_GROUNDED, None)
+    assert (grade.outcome, grade.failure) == (Outcome.NOT_GROUNDED, None)
     assert grade.failed_checks == ("result", "nodes_visited")
     assert grade.walkthrough == GOOD["walkthrough"]
     assert grade.to_json()["failed_checks"] == ["result", "nodes_visited"]
@@ -99,30 +100,30 @@ def test_not_grounded_lists_the_failed_checks() -> None:
 @pytest.mark.parametrize(
     ("text", "stop", "failure"),
     [
-        pytest.param(GOOD_TEXT[:40], "max_tokens", G.TRUNCATED, id="cut-mid-json"),
-        pytest.param(GOOD_TEXT, "max_tokens", G.TRUNCATED, id="at-limit-even-if-complete"),
-        pytest.param("", "refusal", G.REFUSAL, id="refusal"),
-        pytest.param(GOOD_TEXT, "refusal", G.REFUSAL, id="refusal-with-json"),
-        pytest.param("", "end", G.INVALID_JSON, id="empty"),
-        pytest.param("Here is the walkthrough: " + GOOD_TEXT, "end", G.INVALID_JSON, id="prose-before"),
-        pytest.param(GOOD_TEXT + "\nHope this helps!", "end", G.INVALID_JSON, id="prose-after"),
-        pytest.param(GOOD_TEXT[:-1], "end", G.INVALID_JSON, id="unclosed"),
-        pytest.param(GOOD_TEXT.replace('"nodes_visited": 2', '"nodes_visited": NaN'), "end", G.INVALID_JSON,
+        pytest.param(GOOD_TEXT[:40], "max_tokens", ModelFailure.TRUNCATED, id="cut-mid-json"),
+        pytest.param(GOOD_TEXT, "max_tokens", ModelFailure.TRUNCATED, id="at-limit-even-if-complete"),
+        pytest.param("", "refusal", ModelFailure.REFUSAL, id="refusal"),
+        pytest.param(GOOD_TEXT, "refusal", ModelFailure.REFUSAL, id="refusal-with-json"),
+        pytest.param("", "end", ModelFailure.INVALID_JSON, id="empty"),
+        pytest.param("Here is the walkthrough: " + GOOD_TEXT, "end", ModelFailure.INVALID_JSON, id="prose-before"),
+        pytest.param(GOOD_TEXT + "\nHope this helps!", "end", ModelFailure.INVALID_JSON, id="prose-after"),
+        pytest.param(GOOD_TEXT[:-1], "end", ModelFailure.INVALID_JSON, id="unclosed"),
+        pytest.param(GOOD_TEXT.replace('"nodes_visited": 2', '"nodes_visited": NaN'), "end", ModelFailure.INVALID_JSON,
                      id="nan"),
-        pytest.param(GOOD_TEXT[:-1] + ', "nodes_visited": 2}', "end", G.INVALID_JSON, id="repeated-key"),
-        pytest.param("Sure!\n```json\n" + GOOD_TEXT + "\n```", "end", G.INVALID_JSON, id="prose-and-fence"),
-        pytest.param("```\n" + GOOD_TEXT + "\n```\n```\n{}\n```", "end", G.INVALID_JSON, id="two-fences"),
-        pytest.param("[" * 100_000, "end", G.INVALID_JSON, id="deep-nesting"),
-        pytest.param(json.dumps([GOOD]), "end", G.SCHEMA_MISMATCH, id="array"),
-        pytest.param(json.dumps(GOOD | {"extra": 1}), "end", G.SCHEMA_MISMATCH, id="extra-field"),
-        pytest.param(json.dumps({k: v for k, v in GOOD.items() if k != "distance"}), "end", G.SCHEMA_MISMATCH,
-                     id="missing-field"),
-        pytest.param(json.dumps(GOOD | {"nodes_visited": "2"}), "other", G.SCHEMA_MISMATCH, id="wrong-type"),
+        pytest.param(GOOD_TEXT[:-1] + ', "nodes_visited": 2}', "end", ModelFailure.INVALID_JSON, id="repeated-key"),
+        pytest.param("Sure!\n```json\n" + GOOD_TEXT + "\n```", "end", ModelFailure.INVALID_JSON, id="prose-and-fence"),
+        pytest.param("```\n" + GOOD_TEXT + "\n```\n```\n{}\n```", "end", ModelFailure.INVALID_JSON, id="two-fences"),
+        pytest.param("[" * 100_000, "end", ModelFailure.INVALID_JSON, id="deep-nesting"),
+        pytest.param(json.dumps([GOOD]), "end", ModelFailure.SCHEMA_MISMATCH, id="array"),
+        pytest.param(json.dumps(GOOD | {"extra": 1}), "end", ModelFailure.SCHEMA_MISMATCH, id="extra-field"),
+        pytest.param(json.dumps({k: v for k, v in GOOD.items() if k != "distance"}), "end",
+                     ModelFailure.SCHEMA_MISMATCH, id="missing-field"),
+        pytest.param(json.dumps(GOOD | {"nodes_visited": "2"}), "other", ModelFailure.SCHEMA_MISMATCH, id="wrong-type"),
     ],
 )
 def test_model_failures(text: str, stop: str, failure: str) -> None:
     grade = G.grade_answer(text, stop, FACTS)
-    assert (grade.outcome, grade.failure) == (G.MODEL_FAILURE, failure)
+    assert (grade.outcome, grade.failure) == (Outcome.MODEL_FAILURE, failure)
     assert grade.checks == () and grade.walkthrough is None
     assert grade.detail
 
@@ -142,22 +143,17 @@ def test_schema_mismatch_keeps_the_parsed_object_and_names_the_problem() -> None
     ],
 )
 def test_tolerated_wrappings(text: str) -> None:
-    assert G.grade_answer(text, "end", FACTS).outcome == G.GROUNDED
+    assert G.grade_answer(text, "end", FACTS).outcome == Outcome.GROUNDED
 
 
 def test_stop_other_is_graded_on_its_text() -> None:
-    assert G.grade_answer(GOOD_TEXT, "other", FACTS).outcome == G.GROUNDED
-
-
-def test_outcome_constants() -> None:
-    assert G.OUTCOMES == ("grounded", "not_grounded", "model_failure", "infrastructure_failure")
-    assert G.FAILURES == ("invalid_json", "truncated", "refusal", "schema_mismatch")
+    assert G.grade_answer(GOOD_TEXT, "other", FACTS).outcome == Outcome.GROUNDED
 
 
 def test_an_html_payload_is_just_text() -> None:
     answer = GOOD | {"walkthrough": "<img src=x onerror=alert(1)> step 7 finds it"}
     grade = G.grade_answer(json.dumps(answer), "end", FACTS)
-    assert grade.outcome == G.GROUNDED
+    assert grade.outcome == Outcome.GROUNDED
     assert grade.walkthrough == answer["walkthrough"]  # kept verbatim; the page shows it as text
 
 
@@ -169,7 +165,7 @@ def test_real_searches_grade_a_faithful_answer_grounded(order: str, kind: str, r
     result = search(order, kind, 24.9447, 60.1702, radius)
     prompt = build_prompt(result)
     text = json.dumps(answer_from_prompt(prompt.user))
-    assert G.grade_answer(text, "end", facts_for(result, prompt)).outcome == G.GROUNDED
+    assert G.grade_answer(text, "end", facts_for(result, prompt)).outcome == Outcome.GROUNDED
 
 
 def test_cut_synthetic_trace_grades_grounded_from_the_marker() -> None:
@@ -177,13 +173,13 @@ def test_cut_synthetic_trace_grades_grounded_from_the_marker() -> None:
     prompt = build_prompt(result)
     assert prompt.cut
     text = json.dumps(answer_from_prompt(prompt.user))
-    assert G.grade_answer(text, "end", facts_for(result, prompt)).outcome == G.GROUNDED
+    assert G.grade_answer(text, "end", facts_for(result, prompt)).outcome == Outcome.GROUNDED
 
 
 def test_deeply_nested_answer_is_invalid_json_without_being_parsed():
     """Under Pyodide, parsing ~10,000 nested brackets kills the worker; the depth is checked first."""
-    from pyapp.grading import INVALID_JSON, grade_answer
+    from pyapp.grading import grade_answer
 
     grade = grade_answer("[" * 10_000 + "]" * 10_000, "end", None)
-    assert (grade.outcome, grade.failure) == ("model_failure", INVALID_JSON)
+    assert (grade.outcome, grade.failure) == ("model_failure", ModelFailure.INVALID_JSON)
     assert "more than 200 levels deep" in grade.detail

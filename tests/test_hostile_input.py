@@ -7,26 +7,25 @@ import is refused whole, and a hostile stored entry is skipped and counted.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from eval_helpers import SETTINGS, answer_for, call, cancel, decision, full_run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from live_call import explain_case
 from pyapp import audit, cli
 from pyapp.client import HttpResponse
-from pyapp.evalset import EVAL_SET_VERSION, case, case_facts, case_prompt, case_search
+from pyapp.evalset import EVAL_SET_VERSION, case, case_facts
 from pyapp.export import UTF8_ONLY, ImportFileError, export_csv, export_json, merge, parse_import
-from pyapp.grading import MODEL_FAILURE, SCHEMA_MISMATCH, grade_answer
+from pyapp.grading import grade_answer
 from pyapp.providers import Settings
 from pyapp.report import run_report, runs_overview
 from pyapp.runs import rebuild
-from pyapp.walkthrough import explain
+from pyapp.vocabulary import ModelFailure, Outcome
 
 HUGE = 10**400
 LONG_DIGITS = 10**4000
@@ -49,7 +48,7 @@ def export_text(entries: list[dict], run_id: str | None = None, *, ascii: bool =
 
 def test_a_distance_of_400_digits_is_a_schema_mismatch_with_a_reason():
     grade = grade_answer(hostile_answer(distance=HUGE), "end", case_facts(case("C01")))
-    assert (grade.outcome, grade.failure) == (MODEL_FAILURE, SCHEMA_MISMATCH)
+    assert (grade.outcome, grade.failure) == (Outcome.MODEL_FAILURE, ModelFailure.SCHEMA_MISMATCH)
     assert "distance is a number out of range" in grade.detail
     assert len(grade.detail) < 300
 
@@ -57,7 +56,7 @@ def test_a_distance_of_400_digits_is_a_schema_mismatch_with_a_reason():
 def test_a_number_of_5000_digits_is_invalid_json_in_words_not_pythons():
     text = answer_for("C01").replace('"nodes_visited": ', '"nodes_visited": ' + "9" * 5000 + ", \"x\": ")
     grade = grade_answer(text, "end", case_facts(case("C01")))
-    assert grade.outcome == MODEL_FAILURE
+    assert grade.outcome == Outcome.MODEL_FAILURE
     assert "too many digits" in grade.detail and "set_int_max_str_digits" not in grade.detail
 
 
@@ -68,7 +67,7 @@ def test_a_number_of_5000_digits_is_invalid_json_in_words_not_pythons():
 ], ids=["id-beyond-2^53", "negative-huge-count", "huge-step", "surrogate-prose", "max-float", "min-float"])
 def test_hostile_claims_are_graded_without_error(claims):
     grade = grade_answer(hostile_answer(**claims), "end", case_facts(case("C01")))
-    assert grade.outcome in (MODEL_FAILURE, "not_grounded")
+    assert grade.outcome in (Outcome.MODEL_FAILURE, "not_grounded")
     json.dumps(grade.to_json())
 
 
@@ -90,13 +89,13 @@ def test_grading_never_raises_on_a_hostile_claim(key, value, stop):
     answer = json.loads(answer_for("C01"))  # a nearest search: its distance check does arithmetic
     answer[key] = value
     grade = grade_answer(json.dumps(answer), stop, case_facts(case("C01")))
-    assert grade.outcome in ("grounded", "not_grounded", MODEL_FAILURE)
+    assert grade.outcome in ("grounded", "not_grounded", Outcome.MODEL_FAILURE)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.text())
 def test_grading_never_raises_on_any_text(text):
-    assert grade_answer(text, "end", case_facts(case("C02"))).outcome == MODEL_FAILURE
+    assert grade_answer(text, "end", case_facts(case("C02"))).outcome == Outcome.MODEL_FAILURE
 
 
 # --------------------------------------------------------------------------- validate_entry
@@ -167,26 +166,9 @@ def anthropic_reply(claims_text: str, tokens: tuple[object, object] = (1000, 200
     return HttpResponse(200, {}, json.dumps(body))
 
 
-def explain_case(response: HttpResponse, case_id: str = "C01") -> tuple[dict, object]:
-    appended: list[dict] = []
-
-    async def transport(request):
-        return response
-
-    async def sleep(seconds):
-        return None
-
-    async def append(entries):
-        appended.extend(entries)
-
-    the_case = case(case_id)
-    asked = explain(
-        {}, Settings.from_dict(SETTINGS), "sk-ant-test-key-0123456789", transport=transport, sleep=sleep,
-        clock=lambda: 0.0, append=append, run_id="run-live-1", case_id=case_id, eval_set_version=EVAL_SET_VERSION,
-        prompt=case_prompt(the_case), result=case_search(the_case))
-    # A thread of its own: the browser tests' Playwright keeps an event loop running in this one.
-    with ThreadPoolExecutor(1) as pool:
-        explained = pool.submit(asyncio.run, asked).result()
+def explain_live(response: HttpResponse, case_id: str = "C01") -> tuple[dict, object]:
+    appended, explained = explain_case(response, Settings.from_dict(SETTINGS), "sk-ant-test-key-0123456789",
+                                       case_id, run_id="run-live-1")
     assert appended == [explained.entry]
     return explained.entry, explained.grade
 
@@ -200,12 +182,12 @@ def test_a_hostile_reply_is_logged_as_one_call(claims, tokens):
     text = hostile_answer(**claims)
     if "walkthrough" in claims:  # the surrogate itself, not its JSON escape, as a provider's JSON would give it
         text = text.replace("\\ud800", "\ud800")
-    entry, grade = explain_case(anthropic_reply(text, tokens))
+    entry, grade = explain_live(anthropic_reply(text, tokens))
     assert audit.validate_entry(entry) == []
     assert entry["outcome"] == grade.outcome
     assert rebuild([entry])[0].graded[0].outcome == entry["outcome"]
     if claims.get("distance") == HUGE:
-        assert entry["outcome"] == MODEL_FAILURE and "distance is a number out of range" in entry["failure"]
+        assert entry["outcome"] == Outcome.MODEL_FAILURE and "distance is a number out of range" in entry["failure"]
     if tokens[0] == HUGE:
         assert entry["input_tokens"] is None and "token count out of range" in entry["message"]
 
@@ -213,17 +195,17 @@ def test_a_hostile_reply_is_logged_as_one_call(claims, tokens):
 def test_an_answer_over_1_mb_is_graded_as_stored_at_call_time_and_on_rebuild():
     """A grounded answer padded past 1 MB: the log keeps 1 MB, and that cut text is what both grades see."""
     text = hostile_answer(walkthrough="The search visits the root in step 1. " + "x" * 1_100_000)
-    entry, grade = explain_case(anthropic_reply(text))
+    entry, grade = explain_live(anthropic_reply(text))
     assert len(entry["answer"].encode()) == audit.MAX_ANSWER_BYTES
     assert "keeps and grades its first 1,000,000" in entry["message"]
     again = rebuild([entry])[0].graded[0]
-    assert (entry["outcome"], grade.outcome, again.outcome) == (MODEL_FAILURE,) * 3
+    assert (entry["outcome"], grade.outcome, again.outcome) == (Outcome.MODEL_FAILURE,) * 3
     assert grade.detail == again.grade.detail
 
 
 def test_a_grounded_answer_with_trailing_padding_past_1_mb_stays_grounded_both_times():
     text = answer_for("C01") + " " * 1_100_000
-    entry, grade = explain_case(anthropic_reply(text))
+    entry, grade = explain_live(anthropic_reply(text))
     assert (entry["outcome"], rebuild([entry])[0].graded[0].outcome) == ("grounded", "grounded")
 
 
@@ -355,16 +337,15 @@ def test_a_reader_that_stops_early_gets_no_broken_pipe_error():
     assert status == cli.BROKEN_PIPE_STATUS
 
 
-def test_an_answer_whose_grading_fails_counts_as_a_model_failure_and_the_report_still_builds(monkeypatch):
+def test_an_answer_whose_grading_fails_counts_as_a_model_failure_and_the_report_still_builds():
     """The net under grading: grade_answer is total (tests above), but one answer must never stop the page."""
-    from pyapp import runs
+    from pyapp.runs import Grader
 
     def broken(answer, stop, facts):
         raise ArithmeticError("a bug")
 
     entries = full_run("run-net")
-    entries[0]["answer"] = hostile_answer("C01", walkthrough="an answer no other test grades")
-    monkeypatch.setattr(runs, "grade_answer", broken)
-    report = run_report(rebuild(entries)[0])
-    assert report["cases"][0]["outcome"] == MODEL_FAILURE
+    entries[0]["answer"] = hostile_answer("C01")
+    report = run_report(rebuild(entries, grader=Grader(grade=broken))[0])
+    assert report["cases"][0]["outcome"] == Outcome.MODEL_FAILURE
     assert report["cases"][0]["detail"] == "the answer could not be graded (ArithmeticError)"

@@ -8,11 +8,12 @@ import pytest
 
 import build
 from conftest import PageWatch, serve, wait_for_python
+from serve import SiteHandler
 
 pytestmark = pytest.mark.browser
 
 
-class NoHeadersHandler(build.SiteHandler):
+class NoHeadersHandler(SiteHandler):
     """A host that sends none of the site's headers, as Apache does with `.htaccess` but without mod_headers."""
 
     security_headers = {}

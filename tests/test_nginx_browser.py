@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import build
+import hosting
 from conftest import PageWatch, wait_for_python
 from pyapp import __version__
 
@@ -128,7 +129,7 @@ def test_readme_server_block_boots_python_with_the_worker_policy(nginx, browser,
         assert worker_gets, "the worker script's response was not seen"
         for response in worker_gets:
             assert response.url.startswith(server.origin + prefix)
-            assert response.all_headers()["content-security-policy"] == build.CSP_HEADER
+            assert response.all_headers()["content-security-policy"] == hosting.CSP_HEADER
         assert watch.page.is_hidden("#host-policy-warning")
         assert watch.foreign_requests == []
         assert watch.csp_violations == []
@@ -154,7 +155,7 @@ def test_readme_server_block_sends_types_policy_caching_and_compression(nginx):
             assert path == "missing.html" and error.code == 404
             response = error
         assert response.headers["Content-Type"] == content_type, path
-        assert response.headers["Content-Security-Policy"] == build.CSP_HEADER, path
+        assert response.headers["Content-Security-Policy"] == hosting.CSP_HEADER, path
         assert response.headers["X-Content-Type-Options"] == "nosniff", path
     wasm = f"{server.origin}/pyodide/pyodide.asm.wasm"
     assert head(wasm).headers["Cache-Control"] == "no-cache"

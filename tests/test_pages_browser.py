@@ -9,6 +9,7 @@ import pytest
 import build
 from conftest import serve, wait_for_python
 from pyapp import __version__
+from serve import SiteHandler
 
 pytestmark = pytest.mark.browser
 
@@ -23,7 +24,7 @@ def test_page_boots_python_under_csp_without_leaving_the_site(watched, site, pat
     assert watched.errors == []
 
 
-class NoWasmHandler(build.SiteHandler):
+class NoWasmHandler(SiteHandler):
     """A host whose Content-Security-Policy forbids WebAssembly."""
 
     security_headers = {"Content-Security-Policy": "default-src 'self'; script-src 'self'"}

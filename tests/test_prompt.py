@@ -9,20 +9,21 @@ import random
 
 import pytest
 
-from explain_samples import long_sample, nearest_sample, parse_prompt_lines, radius_sample
+from explain_samples import long_sample, nearest_sample, parse_prompt_lines, prompt_fingerprint, radius_sample
 from pyapp import prompt as P
 from pyapp.geodata import bounding_box
 from pyapp.kdtree import ORDERS
 from pyapp.schema_check import load_schema
 from pyapp.search import search
-from pyapp.trace import ACTIONS, FAR_PRUNE, VISIT, Step
+from pyapp.trace import Step
+from pyapp.vocabulary import Action
 
 # Every prompt version with the fingerprint of its text, oldest first.
 #
 # How to change the prompt: edit pyapp/prompt.py (or the schema it embeds), set
 # PROMPT_VERSION to a new string ("explain-prompt-2", ...), append a row here with
 # the value printed by
-#     python3 -c "from pyapp.prompt import prompt_fingerprint as f; print(f())"
+#     .venv/bin/python tests/explain_samples.py
 # and update PINNED_SAMPLE_HASH below with the value the failing test shows.
 # Never edit an old row: logged answers carry those versions.
 PROMPT_HISTORY = [
@@ -41,7 +42,7 @@ def canonical_sha256(system: str, user: str) -> str:
 
 
 def test_prompt_version_matches_its_fingerprint() -> None:
-    assert {P.PROMPT_VERSION: P.prompt_fingerprint()} == dict(PROMPT_HISTORY[-1:]), (
+    assert {P.PROMPT_VERSION: prompt_fingerprint()} == dict(PROMPT_HISTORY[-1:]), (
         "the prompt changed: give it a new PROMPT_VERSION and append a row to PROMPT_HISTORY"
     )
 
@@ -54,15 +55,15 @@ def test_prompt_history_never_reuses_a_version_or_text() -> None:
 
 
 def test_fingerprint_sees_a_one_character_change(monkeypatch: pytest.MonkeyPatch) -> None:
-    before = P.prompt_fingerprint()
+    before = prompt_fingerprint()
     monkeypatch.setattr(P, "CUT_MARKER", P.CUT_MARKER.replace("trace cut", "trace cut off"))
-    assert P.prompt_fingerprint() != before
+    assert prompt_fingerprint() != before
 
 
 def test_fingerprint_sees_a_number_format_change(monkeypatch: pytest.MonkeyPatch) -> None:
-    before = P.prompt_fingerprint()
+    before = prompt_fingerprint()
     monkeypatch.setattr(P, "NUMBER_DECIMALS", 8)
-    assert P.prompt_fingerprint() != before
+    assert prompt_fingerprint() != before
 
 
 def test_hash_is_sha256_of_canonical_json() -> None:
@@ -87,7 +88,7 @@ def test_prompt_embeds_the_published_schema_and_version() -> None:
 
 def test_schema_actions_are_the_trace_actions() -> None:
     action = load_schema()["properties"]["cited_steps"]["items"]["properties"]["action"]
-    assert tuple(action["enum"]) == ACTIONS
+    assert tuple(action["enum"]) == tuple(Action)
 
 
 def test_every_step_field_is_printed_or_deliberately_left_out() -> None:
@@ -113,10 +114,10 @@ def test_numbers_are_printed_with_nine_decimals(x: float, text: str) -> None:
 
 
 def test_step_line_format() -> None:
-    step = Step(3, FAR_PRUNE, 7, 1, side="high", gap=0.001, bound=0.0005)
-    assert P.format_step(step) == "3 far_prune node_id=7 depth=1 side=high gap=0.001000000 bound=0.000500000"
-    visit = Step(1, VISIT, 10, 0, axis=0, split=24.94, lon=24.94, lat=60.17)
-    assert P.format_step(visit) == (
+    step = Step(3, Action.FAR_PRUNE, 7, 1, side="high", gap=0.001, bound=0.0005)
+    assert P.trace_line(step) == "3 far_prune node_id=7 depth=1 side=high gap=0.001000000 bound=0.000500000"
+    visit = Step(1, Action.VISIT, 10, 0, axis=0, split=24.94, lon=24.94, lat=60.17)
+    assert P.trace_line(visit) == (
         "1 visit node_id=10 depth=0 axis=lon split=24.940000000 lon=24.940000000 lat=60.170000000"
     )
 
@@ -200,6 +201,6 @@ def test_real_prompts_respect_the_cut_and_the_stated_prune_rule() -> None:
         for step in result.trace:
             if step.action == "far_visit":
                 assert step.gap <= step.bound
-            elif step.action == FAR_PRUNE:
+            elif step.action == Action.FAR_PRUNE:
                 assert step.gap > step.bound
     assert seen_cut and seen_whole

@@ -11,10 +11,12 @@ from scipy.stats import binomtest
 from pyapp.evalset import case_ids
 from pyapp.report import (
     compare_report,
+    fmt_fixed,
     fmt_ms,
     fmt_p,
     fmt_percent,
     fmt_points,
+    fmt_whole,
     format_compare_report,
     format_run_report,
     run_report,
@@ -172,7 +174,29 @@ def test_formatting_is_shared_and_stable():
     assert fmt_percent(0.8388748) == "83.9%"
     assert fmt_points(0.05) == "+5.0" and fmt_points(-0.157) == "-15.7" and fmt_points(-1e-17) == "+0.0"
     assert fmt_p(0.0625) == "0.0625" and fmt_p(1.0) == "1"
-    assert fmt_ms(1234.5) == "1,234 ms" and fmt_ms(None) == "n/a"
+    assert fmt_ms(1234.5) == "1,235 ms" and fmt_ms(None) == "n/a"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (fmt_percent(1 / 16), "6.3%"),  # 6.25: Python's format() gives "6.2%" (half to even on the binary value)
+    (fmt_percent(0.145), "14.5%"),  # 0.145 * 100 is 14.499999999999998 in binary
+    (fmt_percent(0.00125), "0.1%"),
+    (fmt_points(-1 / 16), "-6.3"),  # half away from zero on both sides
+    (fmt_points(1 / 16), "+6.3"),
+    (fmt_points(-0.0004), "+0.0"),  # never "-0.0"
+    (fmt_ms(0.5), "1 ms"),
+    (fmt_ms(2.5), "3 ms"),  # format(2.5, ".0f") is "2"
+    (fmt_ms(131.49999999999818), "131 ms"),
+    (fmt_whole(1234567.5), "1,234,568"),
+    (fmt_p(0.00012345), "0.0001235"),  # the fifth significant digit is a tie: up
+    (fmt_p(2 * 0.5 ** 20), "1.907e-06"),
+    (fmt_p(0.99995), "1"),
+    (fmt_fixed(131.49999999999818, 1), "131.5"),
+], ids=["one-of-16", "binary-below-tie", "small-share", "points-negative-tie", "points-positive-tie",
+        "points-no-negative-zero", "ms-half", "ms-two-and-a-half", "ms-float-noise", "whole-separators",
+        "p-tie", "p-tiny", "p-rounds-to-one", "fixed-float-noise"])
+def test_one_rounding_rule_half_up_from_the_printed_decimal(text, expected):
+    assert text == expected
 
 
 def test_text_output_uses_the_display_strings():
@@ -193,6 +217,7 @@ def test_overview_matches_the_full_reports():
         full = run_report(run)
         for key in ("graded", "grounded", "grounded_share", "grounded_interval"):
             assert row[key] == full[key]
-        assert row["display"]["grounded"] == full["display"]["grounded"]
+        for key in ("grounded", "grounded_count", "grounded_interval", "median_latency", "tokens_in_out"):
+            assert row["display"][key] == full["display"][key]
         assert row["to_ask"] == len(full["to_ask"])
     assert rows[1]["to_ask"] == 8 and not rows[1]["complete"]

@@ -1,19 +1,17 @@
 """Runs and calls under provider faults: a provider that dies, one that stalls (DR-005, DR-006).
 
 The real runner and client with a fake transport, sleep and clock; the browser
-edge's ``transport`` with fake ``kdt_worker`` and ``pyodide.http`` modules.
+edge's ``transport`` with the worker's modules stood in for (``worker`` in conftest.py).
 """
 
 from __future__ import annotations
 
 import json
-import sys
-import types
 
 import pytest
-from test_key_guard import run_async
 
 from explain_samples import answer_from_prompt
+from live_call import run_async
 from pyapp import browser
 from pyapp.client import (
     ASKING,
@@ -172,38 +170,18 @@ class AbortError(Exception):
     """Named like the error ``pyfetch`` raises when its signal aborts the request."""
 
 
-@pytest.fixture
-def worker_modules(monkeypatch):
-    """Fake ``kdt_worker`` and ``pyodide.http``: ``pyfetch`` fails as told and records the signal asked for."""
-    seen = {"signals": [], "cancel": False, "fail": AbortError("signal timed out")}
-
-    async def pyfetch(url, **kwargs):
-        raise seen["fail"]
-
-    worker = types.SimpleNamespace(cancel_requested=lambda: seen["cancel"],
-                                   new_signal=lambda ms: seen["signals"].append(ms) or "signal")
-    pyodide = types.ModuleType("pyodide")
-    http = types.ModuleType("pyodide.http")
-    http.pyfetch = pyfetch
-    pyodide.http = http
-    monkeypatch.setitem(sys.modules, "kdt_worker", worker)
-    monkeypatch.setitem(sys.modules, "pyodide", pyodide)
-    monkeypatch.setitem(sys.modules, "pyodide.http", http)
-    return seen
-
-
-def test_the_browser_transport_gives_a_request_60_seconds_and_reports_a_timeout(worker_modules):
+def test_the_browser_transport_gives_a_request_60_seconds_and_reports_a_timeout(worker):
+    worker.fail = AbortError("signal timed out")
     with pytest.raises(TimedOut, match="no answer within 60 s"):
         run_async(browser.transport(request()))
-    assert worker_modules["signals"] == [60_000]
+    assert worker.signals == [60_000]
 
 
-def test_the_browser_transport_reports_a_refused_request_as_a_network_error_and_a_cancel_as_cancelled(
-        worker_modules):
-    worker_modules["fail"] = AbortError("Failed to fetch")
+def test_the_browser_transport_reports_a_refused_request_as_a_network_error_and_a_cancel_as_cancelled(worker):
+    worker.fail = AbortError("Failed to fetch")
     with pytest.raises(NetworkError) as failed:
         run_async(browser.transport(request()))
     assert not isinstance(failed.value, TimedOut)
-    worker_modules["cancel"] = True
+    worker.cancel = True
     with pytest.raises(Cancelled):
         run_async(browser.transport(request()))

@@ -11,18 +11,11 @@ from eval_helpers import OTHER_SETTINGS, answer_for, call, cancel, decision, ful
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pyapp import runs
 from pyapp.evalset import case_ids
-from pyapp.runs import (
-    CANCELLED,
-    GRADED,
-    INFRA_FAILURE,
-    NEVER_ASKED,
-    STALE,
-    cases_to_ask,
-    rebuild,
-)
+from pyapp.grading import grade_answer
+from pyapp.runs import Grader, cases_to_ask, rebuild
 from pyapp.strict_json import nesting_exceeds as json_nesting_exceeds
+from pyapp.vocabulary import CaseStatus
 
 OLD_HASH = "0" * 64
 
@@ -42,7 +35,7 @@ def test_calls_are_grouped_by_run_and_explorer_calls_ignored():
     assert built[0].started == "2026-12-02T10:00:10.000Z"
     assert built[0].last == "2026-12-02T10:00:29.000Z"
     assert all(r.calls == 20 and r.complete for r in built)
-    assert all(c.status == GRADED and c.outcome == "grounded" for c in built[0].cases)
+    assert all(c.status == CaseStatus.GRADED and c.outcome == "grounded" for c in built[0].cases)
 
 
 def test_entry_order_in_the_log_does_not_matter():
@@ -79,7 +72,7 @@ def test_model_failures_are_graded_answers():
     truncated = call("r", "C01", outcome="model_failure", answer='{"walkthrough": "Step 1 vis',
                      stop="max_tokens")
     result = only([truncated]).case_result("C01")
-    assert result.status == GRADED and result.outcome == "model_failure"
+    assert result.status == CaseStatus.GRADED and result.outcome == "model_failure"
     assert result.grade.failure == "truncated"
 
 
@@ -101,7 +94,7 @@ def test_a_call_for_another_prompt_is_stale(change, fragment):
     entry = call("r", "C04", **change)
     run = only([entry])
     result = run.case_result("C04")
-    assert result.status == STALE and result.grade is None and fragment in result.detail
+    assert result.status == CaseStatus.STALE and result.grade is None and fragment in result.detail
     assert [n.entry_id for n in run.stale] == [entry["id"]]
     assert run.graded == ()
     assert cases_to_ask(run) == list(case_ids())
@@ -111,7 +104,7 @@ def test_stale_then_current_answer_counts_the_current_one():
     old = call("r", "C04", prompt_hash=OLD_HASH, time=1)
     new = call("r", "C04", outcome="not_grounded", answer=answer_for("C04", "result"), time=2)
     result = only([old, new]).case_result("C04")
-    assert result.status == GRADED and result.entry_id == new["id"]
+    assert result.status == CaseStatus.GRADED and result.entry_id == new["id"]
 
 
 def test_editing_a_logged_hash_makes_a_graded_case_stale():
@@ -119,7 +112,7 @@ def test_editing_a_logged_hash_makes_a_graded_case_stale():
     assert cases_to_ask(only(entries)) == []
     entries[6] = {**entries[6], "prompt_hash": OLD_HASH}
     run = only(entries)
-    assert run.case_result("C07").status == STALE
+    assert run.case_result("C07").status == CaseStatus.STALE
     assert cases_to_ask(run) == ["C07"]
 
 
@@ -128,7 +121,7 @@ def test_unknown_case_is_stale():
     entry["case_id"] = "C21"
     run = only([entry])
     assert run.stale[0].reason == "C21 is not a case of explain-eval-v2"
-    assert all(c.status == NEVER_ASKED for c in run.cases)
+    assert all(c.status == CaseStatus.NEVER_ASKED for c in run.cases)
 
 
 def test_failures_and_cancellations_are_kept_apart():
@@ -143,11 +136,11 @@ def test_failures_and_cancellations_are_kept_apart():
     ]
     run = only(entries)
     status = {c.case_id: c.status for c in run.cases}
-    assert status["C01"] == GRADED
-    assert status["C02"] == INFRA_FAILURE
-    assert status["C03"] == CANCELLED and status["C04"] == CANCELLED
-    assert status["C05"] == CANCELLED  # the latest event of an unanswered case
-    assert status["C06"] == NEVER_ASKED
+    assert status["C01"] == CaseStatus.GRADED
+    assert status["C02"] == CaseStatus.INFRA_FAILURE
+    assert status["C03"] == CaseStatus.CANCELLED and status["C04"] == CaseStatus.CANCELLED
+    assert status["C05"] == CaseStatus.CANCELLED  # the latest event of an unanswered case
+    assert status["C06"] == CaseStatus.NEVER_ASKED
     assert len(run.infrastructure_failures) == 2 and len(run.cancelled) == 3
     assert cases_to_ask(run) == [c for c in case_ids() if c != "C01"]
 
@@ -159,7 +152,7 @@ def test_cases_to_ask_of_a_new_run_is_every_case():
 def test_cancel_after_an_answer_keeps_the_answer():
     answered = call("r", "C09", time=1)
     run = only([answered, cancel("r", "C09", time=2, call_id=answered["id"])])
-    assert run.case_result("C09").status == GRADED
+    assert run.case_result("C09").status == CaseStatus.GRADED
     assert cases_to_ask(run) == [c for c in case_ids() if c != "C09"]
 
 
@@ -210,23 +203,31 @@ def test_deeply_nested_answer_is_an_invalid_json_failure_not_a_crash():
     assert "more than 200 levels deep" in result.grade.detail
 
 
-def test_answers_are_graded_when_read_and_identical_ones_once(monkeypatch):
-    monkeypatch.setattr(runs, "_GRADER", None)
+def test_answers_are_graded_when_read_and_identical_ones_once():
     graded = []
-    real = runs.grade_answer
 
     def counting(text, stop, facts):
         graded.append(text)
-        return real(text, stop, facts)
+        return grade_answer(text, stop, facts)
 
-    monkeypatch.setattr(runs, "grade_answer", counting)
-    built = rebuild([e for i in range(5) for e in full_run(f"run-{i}", start=100 * i)])
+    grader = Grader(counting)
+    log = [e for i in range(5) for e in full_run(f"run-{i}", start=100 * i)]
+    built = rebuild(log, grader=grader)
     assert len(built) == 5 and all(r.complete for r in built)
     assert graded == []  # which cases count is known without grading
     assert [c.outcome for c in built[0].cases] == ["grounded"] * 20
     assert len(graded) == 20
     assert all(c.outcome == "grounded" for r in built for c in r.cases)
     assert len(graded) == 20
+    again = rebuild(log, grader=grader)  # the page keeps one grader: a second rebuild grades nothing anew
+    assert all(c.outcome == "grounded" for r in again for c in r.cases)
+    assert len(graded) == 20
+
+
+def test_each_rebuild_without_a_grader_grades_with_a_fresh_one():
+    log = full_run("run-fresh")
+    first, second = rebuild(log)[0].cases[0], rebuild(log)[0].cases[0]
+    assert first.grader is not None and first.grader is not second.grader
 
 
 @pytest.mark.parametrize("text, limit, expected", [
@@ -295,7 +296,7 @@ def test_one_counted_answer_per_case_is_the_first_current_answer(events):
     if not entries:
         return
     run = only(entries)
-    counted = {c.case_id: c.entry_id for c in run.cases if c.status == GRADED}
+    counted = {c.case_id: c.entry_id for c in run.cases if c.status == CaseStatus.GRADED}
     assert counted == first_current
     assert cases_to_ask(run) == [c for c in case_ids() if c not in first_current]
 

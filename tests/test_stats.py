@@ -1,4 +1,4 @@
-"""Tests for pyapp.stats: scipy as the oracle, published worked examples, SPEC §7 values."""
+"""Tests for pyapp.stats: scipy as the oracle, published worked examples, the values DR-006 reports."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import json
 import math
 import os
 import random
-import shutil
 import statistics
 import subprocess
 import sys
@@ -28,6 +27,7 @@ from pyapp.stats import (
     smallest_detectable_discordant,
     wilson,
 )
+from pyodide_harness import pyodide_available, run_in_node
 
 REPO = Path(__file__).resolve().parent.parent
 # Published figures are printed to four decimals: allow half a unit in the last place.
@@ -222,11 +222,11 @@ def test_newcombe_reproduces_his_published_table(a, b, c, d, low, high):
     [
         # contingencytables (Fagerland, Lydersen & Laake), Cavo et al. 2012, chapter 8 test
         pytest.param((59, 6, 16, 80), (-0.0621, -0.1186, -0.0046), PRINTED_4DP, id="cavo-2012"),
-        # SPEC §7: two runs grounding the same 18 of 20 cases
+        # DR-006: two runs grounding the same 18 of 20 cases
         pytest.param((18, 0, 0, 2), (0.0, -0.157, 0.157), PRINTED_3DP, id="same-18-of-20"),
-        # SPEC §7: one of those shared successes becomes a one-way disagreement
+        # DR-006: one of those shared successes becomes a one-way disagreement
         pytest.param((17, 1, 0, 2), (0.05, -0.117, 0.230), PRINTED_3DP, id="one-disagreement"),
-        # SPEC §7: interval excludes zero while the exact test does not reject
+        # DR-006: interval excludes zero while the exact test does not reject
         pytest.param((12, 5, 0, 3), (0.25, 0.029, 0.449), PRINTED_3DP, id="12-5-0-3"),
     ],
 )
@@ -237,7 +237,7 @@ def test_newcombe_reference_values(table, expected, tolerance):
 
 
 def test_one_disagreement_pinned_for_both_readings_of_the_table():
-    # The SPEC figures (+5, -11.7 to +23.0) belong to a=17, b=1, c=0, d=2 (first run 18/20,
+    # The figures in DR-006 (+5, -11.7 to +23.0) belong to a=17, b=1, c=0, d=2 (first run 18/20,
     # second 17/20). The table a=18, b=1, c=0, d=1 (19/20 against 18/20) is a different one.
     diff, low, high = newcombe_paired(17, 1, 0, 2)
     assert (round(diff, 4), round(low, 4), round(high, 4)) == (0.05, -0.1172, 0.2302)
@@ -489,12 +489,10 @@ def test_bootstrap_does_not_depend_on_hash_order():
 
 # ---------------------------------------------------------------- CPython and Pyodide agree
 
-_PYODIDE = REPO / "node_modules" / "pyodide" / "pyodide.mjs"
-
 _CASES_SCRIPT = """
 import json
-from stats_under_test import (bootstrap_median_ci, mcnemar_exact, newcombe_paired, wilson,
-                              smallest_detectable_discordant, z_value)
+from pyapp.stats import (bootstrap_median_ci, mcnemar_exact, newcombe_paired, wilson,
+                         smallest_detectable_discordant, z_value)
 out = [z_value(), z_value(0.9)]
 out += [wilson(k, 20, c) for k in range(21) for c in (0.9, 0.95)]
 out += [newcombe_paired(a, b, c, 20 - a - b - c) for a in range(0, 21, 3) for b in range(0, 21 - a, 2)
@@ -506,30 +504,10 @@ json.dumps(out)
 """
 
 
-_RUNNER = """
-import {{ loadPyodide }} from {pyodide};
-import {{ readFileSync }} from "node:fs";
-const py = await loadPyodide();
-py.FS.writeFile("/home/pyodide/stats_under_test.py", readFileSync({module}, "utf8"));
-py.runPython("import sys; sys.path.insert(0, '/home/pyodide')");
-process.stdout.write(py.runPython({script}));
-"""
-
-
-@pytest.mark.skipif(shutil.which("node") is None or not _PYODIDE.exists(), reason="needs node and Pyodide")
-def test_pyodide_prints_the_same_digits_as_cpython(tmp_path, monkeypatch):
+@pytest.mark.skipif(not pyodide_available(), reason="needs node and the Pyodide npm package")
+def test_pyodide_prints_the_same_digits_as_cpython(tmp_path):
     script = f"LATENCIES = {LATENCIES!r}\n" + _CASES_SCRIPT
-    runner = tmp_path / "run.mjs"
-    runner.write_text(
-        _RUNNER.format(
-            pyodide=json.dumps(str(_PYODIDE)),
-            module=json.dumps(str(REPO / "pyapp" / "stats.py")),
-            script=json.dumps(script),
-        ),
-        encoding="utf-8",
-    )
-    browser = subprocess.run(["node", str(runner)], capture_output=True, text=True, timeout=120, check=True)
-    monkeypatch.setitem(sys.modules, "stats_under_test", stats)
+    in_pyodide = run_in_node(script, tmp_path, timeout=120)
     namespace: dict = {}
     exec(script, namespace)
-    assert browser.stdout == json.dumps(namespace["out"])
+    assert in_pyodide == json.dumps(namespace["out"])

@@ -1,4 +1,4 @@
-"""Browser storage going wrong: corrupt audit entries and a full quota end in clear messages (SPEC §10)."""
+"""Browser storage going wrong: corrupt audit entries and a full quota end in clear messages (DR-005)."""
 
 from __future__ import annotations
 

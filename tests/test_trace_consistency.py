@@ -7,11 +7,11 @@ import random
 
 import pytest
 
-from pyapp import trace as tr
 from pyapp.geodata import bounding_box, load_businesses
 from pyapp.kdtree import ORDERS, build_tree
 from pyapp.search import RADIUS_PRESETS, search
 from pyapp.trace import Step
+from pyapp.vocabulary import Action
 
 BOX = bounding_box()
 
@@ -46,7 +46,7 @@ def subtree_size(node) -> int:
 def check_trace(res, tree) -> None:
     steps = res.trace
     assert [s.index for s in steps] == list(range(1, len(steps) + 1))
-    assert all(s.action in tr.ACTIONS for s in steps)
+    assert all(s.action in tuple(Action) for s in steps)
     q = res.query
     best = None
     visited: list[int] = []
@@ -56,35 +56,35 @@ def check_trace(res, tree) -> None:
         node = tree.node(s.node_id)
         assert s.depth == node.depth
         nxt = steps[i + 1] if i + 1 < len(steps) else None
-        if s.action == tr.VISIT:
+        if s.action == Action.VISIT:
             assert (s.axis, s.split, s.lon, s.lat) == (node.axis, node.split, node.point.lon, node.point.lat)
-            assert nxt is not None and nxt.action == tr.DISTANCE and nxt.node_id == s.node_id
+            assert nxt is not None and nxt.action == Action.DISTANCE and nxt.node_id == s.node_id
             visited.append(s.node_id)
-        elif s.action == tr.DISTANCE:
-            assert steps[i - 1].action == tr.VISIT and steps[i - 1].node_id == s.node_id
-        elif s.action == tr.BEST:
+        elif s.action == Action.DISTANCE:
+            assert steps[i - 1].action == Action.VISIT and steps[i - 1].node_id == s.node_id
+        elif s.action == Action.BEST:
             assert res.kind == "nearest"
-            assert steps[i - 1].action == tr.DISTANCE and steps[i - 1].distance == s.distance
+            assert steps[i - 1].action == Action.DISTANCE and steps[i - 1].distance == s.distance
             candidate = (s.distance, s.node_id)
             assert best is None or candidate < best
             best = candidate
-        elif s.action == tr.REPORT:
+        elif s.action == Action.REPORT:
             assert res.kind == "radius"
-            assert steps[i - 1].action == tr.DISTANCE and s.distance <= res.radius
+            assert steps[i - 1].action == Action.DISTANCE and s.distance <= res.radius
             reported.append((s.node_id, s.distance))
-        elif s.action == tr.NEAR:
+        elif s.action == Action.NEAR:
             child = node.low if s.side == "low" else node.high
             assert s.side == ("low" if q[node.axis] < node.split else "high")
-            assert nxt is not None and nxt.action == tr.VISIT and nxt.node_id == child.node_id
+            assert nxt is not None and nxt.action == Action.VISIT and nxt.node_id == child.node_id
         else:  # far_visit / far_prune
             child = node.low if s.side == "low" else node.high
             assert child is not None
             assert s.side == ("high" if q[node.axis] < node.split else "low")
             assert s.gap == abs(q[node.axis] - node.split)
             assert s.bound == (best[0] if res.kind == "nearest" else res.radius)
-            if s.action == tr.FAR_VISIT:
+            if s.action == Action.FAR_VISIT:
                 assert s.gap <= s.bound
-                assert nxt is not None and nxt.action == tr.VISIT and nxt.node_id == child.node_id
+                assert nxt is not None and nxt.action == Action.VISIT and nxt.node_id == child.node_id
             else:
                 assert s.gap > s.bound
                 pruned_nodes += subtree_size(child)
@@ -92,9 +92,9 @@ def check_trace(res, tree) -> None:
     # Every node is either visited or inside a pruned subtree.
     assert len(visited) + pruned_nodes == tree.size
     actions = [s.action for s in steps]
-    assert res.counts.nodes_visited == actions.count(tr.VISIT)
-    assert res.counts.subtrees_pruned == actions.count(tr.FAR_PRUNE)
-    assert res.counts.distances_computed == actions.count(tr.DISTANCE)
+    assert res.counts.nodes_visited == actions.count(Action.VISIT)
+    assert res.counts.subtrees_pruned == actions.count(Action.FAR_PRUNE)
+    assert res.counts.distances_computed == actions.count(Action.DISTANCE)
     if res.kind == "nearest":
         assert [(n.distance, n.id) for n in res.result] == [best]
     else:

@@ -9,8 +9,6 @@ const python = startPython();
 let overview = { runs: [] };
 
 const modelOf = (run) => (run.settings ? `${run.settings.provider} · ${run.settings.model}` : "mixed settings");
-const pct = (x) => `${(100 * x).toFixed(1)}%`;
-const ms = (x) => (x === null || x === undefined ? "–" : `${Math.round(x)} ms`);
 
 function element(tag, text, attributes = {}) {
   const node = document.createElement(tag);
@@ -47,14 +45,14 @@ function table(headers, rows, attributes = {}) {
 }
 
 async function showSet() {
-  const { cases, summary, guidance } = await python.call("evalset");
+  const { cases, summary, guidance, display } = await python.call("evalset");
   $("set-summary").textContent = `Version ${summary.eval_set_version}, seed ${summary.seed}: ${summary.cases} cases. ` +
     `${summary.over_limit} of the ${summary.cases} traces are longer than the ${summary.max_steps} steps a prompt ` +
     "sends; for those the prompt says where it was cut and states the final facts.";
-  $("prompt-chars").textContent = summary.prompt_chars.toLocaleString("en");
-  $("wilson-20").textContent = pct(guidance.all_grounded_wilson_low);
-  $("detectable").textContent = guidance.smallest_one_way;
-  $("detectable-points").textContent = Math.round(100 * guidance.smallest_one_way_points);
+  $("prompt-chars").textContent = display.prompt_chars;
+  $("wilson-20").textContent = guidance.display.all_grounded_wilson_low;
+  $("detectable").textContent = guidance.display.smallest_one_way;
+  $("detectable-points").textContent = guidance.display.smallest_one_way_points;
   const body = $("evalset").tBodies[0];
   body.replaceChildren();
   for (const c of cases) {
@@ -64,7 +62,7 @@ async function showSet() {
   }
 }
 
-function drawRates(runs) {
+function drawRates(runs, ticks) {
   const plot = $("rates-plot");
   plot.replaceChildren();
   const width = 640;
@@ -73,9 +71,9 @@ function drawRates(runs) {
   const height = rowHeight * Math.max(runs.length, 1) + 30;
   plot.setAttribute("viewBox", `0 0 ${width} ${height}`);
   const x = (p) => left + p * (width - left - 20);
-  for (const tick of [0, 0.25, 0.5, 0.75, 1]) {
-    svg("line", { x1: x(tick), x2: x(tick), y1: 0, y2: height - 20, class: "grid" }, plot);
-    svg("text", { x: x(tick), y: height - 5, "text-anchor": "middle", class: "tick" }, plot).textContent = pct(tick);
+  for (const tick of ticks) {
+    svg("line", { x1: x(tick.at), x2: x(tick.at), y1: 0, y2: height - 20, class: "grid" }, plot);
+    svg("text", { x: x(tick.at), y: height - 5, "text-anchor": "middle", class: "tick" }, plot).textContent = tick.text;
   }
   runs.forEach((run, i) => {
     const y = rowHeight * i + rowHeight / 2;
@@ -94,16 +92,16 @@ function drawLatencies(run) {
   plot.setAttribute("viewBox", `0 0 ${width} ${height}`);
   const values = run.latencies;
   if (!values.length) return plot;
-  const top = Math.max(...values) * 1.05;
-  const x = (v) => 20 + (v / top) * (width - 40);
+  const axis = run.latency_axis;
+  const x = (v) => 20 + (v / axis.top) * (width - 40);
   if (run.latency) {
     svg("rect", { x: x(run.latency.low), y: 10, width: Math.max(1, x(run.latency.high) - x(run.latency.low)), height: 30,
       class: "band" }, plot);
     svg("line", { x1: x(run.latency.median), x2: x(run.latency.median), y1: 6, y2: 44, class: "median" }, plot);
   }
   for (const v of values) svg("circle", { cx: x(v), cy: 25, r: 4, class: "dot" }, plot);
-  svg("text", { x: 20, y: 62, class: "tick" }, plot).textContent = "0 ms";
-  svg("text", { x: width - 20, y: 62, "text-anchor": "end", class: "tick" }, plot).textContent = `${Math.round(top)} ms`;
+  svg("text", { x: 20, y: 62, class: "tick" }, plot).textContent = axis.zero_text;
+  svg("text", { x: width - 20, y: 62, "text-anchor": "end", class: "tick" }, plot).textContent = axis.top_text;
   return plot;
 }
 
@@ -138,7 +136,7 @@ async function showRunDetail(runId) {
   const checkNames = ["result", "distance", "nodes_visited", "subtrees_pruned", "cited_steps"];
   detail.append(table(["Case", "Outcome", ...checkNames, "Detail"], run.cases.map((c) => {
     const passed = Object.fromEntries(c.checks.map((check) => [check.name, check.passed ? "pass" : "fail"]));
-    return [c.case_id, (c.outcome ?? c.status).replaceAll("_", " "), ...checkNames.map((n) => passed[n] ?? "–"), c.detail];
+    return [c.case_id, c.outcome_text, ...checkNames.map((n) => passed[n] ?? "–"), c.detail];
   }), { id: "case-table" }));
 }
 
@@ -162,14 +160,13 @@ async function refreshRuns() {
     const link = element("button", run.run_id, { type: "button", class: "linkish" });
     link.addEventListener("click", () => showRunDetail(run.run_id));
     row(body, [link, run.started.replace("T", " ").replace("Z", ""), modelOf(run),
-      run.graded ? `${run.grounded}/${run.graded} (${pct(run.grounded_share)})` : "–",
-      run.graded ? `${pct(run.grounded_interval[0])} – ${pct(run.grounded_interval[1])}` : "–",
-      ms(run.median_latency), run.infrastructure_failures, run.stale, `${run.tokens.input} / ${run.tokens.output}`],
+      run.display.grounded_count, run.display.grounded_interval, run.display.median_latency,
+      run.infrastructure_failures, run.stale, run.display.tokens_in_out],
     { "data-run": run.run_id });
   }
   $("runs-message").textContent = `${overview.runs.length} runs rebuilt from ${overview.calls} logged calls` +
     (overview.corrupt ? `; ${overview.corrupt} unreadable audit entries were skipped (left in place).` : ".");
-  drawRates(overview.runs);
+  drawRates(overview.runs, overview.rate_ticks);
   fillRunSelects();
   if (overview.runs.length) await showRunDetail(overview.runs[0].run_id);
 }
@@ -186,7 +183,7 @@ async function compare() {
   const list = element("dl", null, { class: "stats", id: "compare-figures" });
   for (const [label, text] of [["First run", result.display.first], ["Second run", result.display.second],
     ["Paired difference (Newcombe)", result.display.difference], ["Test", result.display.mcnemar],
-    ["Per case", `${result.better} better, ${result.worse} worse, ${result.same} the same`]]) {
+    ["Per case", result.display.per_case]]) {
     list.append(element("dt", label), element("dd", text));
   }
   out.append(list);
@@ -194,7 +191,7 @@ async function compare() {
   if (result.note) out.append(element("p", result.note, { class: "note", id: "compare-note" }));
   if (result.not_paired.length) out.append(element("p", `Not paired (no counted answer in both): ${result.not_paired.join(", ")}`));
   out.append(table(["Case", "First run", "Second run", "First against second"],
-    result.cases.map((c) => [c.case_id, c.first.replaceAll("_", " "), c.second.replaceAll("_", " "), c.verdict]),
+    result.cases.map((c) => [c.case_id, c.first_text, c.second_text, c.verdict]),
     { id: "paired-table" }));
 }
 
@@ -216,7 +213,11 @@ async function run(runId) {
     $("run-status").textContent = `The run could not go on: ${error.message}`;
   } finally {
     setRunning(false);
-    await refreshRuns();
+    try {
+      await refreshRuns();
+    } catch (error) {
+      $("runs-message").textContent = `The runs could not be shown: ${error.message}`;
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 // The append-only audit log in IndexedDB. Each function owns its transaction and
-// returns a Promise, because a transaction closes across a Python await (see
-// RUNTIME notes in DR-002). Entries are JSON strings built and checked by pyapp.
+// returns a Promise, because a transaction closes across a Python await (DR-002,
+// "Decision"). Entries are JSON strings built and checked by pyapp.
 
 const DB_NAME = "kd-tree-explorer";
 const STORE = "audit";

@@ -39,11 +39,32 @@ export function startPython() {
   const pending = new Map();
   const listeners = new Set();
   let nextId = 1;
+  let booted = false;
+  let stopped = null; // once set, the sentence every call is rejected with
+
+  // Every waiting call is rejected, and so is every later one: nothing waits for a worker that is gone.
+  const stop = (sentence) => {
+    stopped = sentence;
+    for (const call of pending.values()) call.reject(new Error(sentence));
+    pending.clear();
+  };
+
+  // After boot, an error that escaped the worker (or a message it sent that cannot be read) leaves
+  // Python in an unknown state: end the worker so no late answer arrives, and say so.
+  const crash = () => {
+    if (stopped) return;
+    worker.terminate();
+    const sentence = "Python stopped: its worker failed. Reload the page to start it again " +
+      "(calls already logged are kept).";
+    setStatus("error", sentence);
+    stop(sentence);
+  };
 
   const ready = new Promise((resolve, reject) => {
     const fail = (message) => {
       clearTimeout(timer);
       setStatus("error", `Python could not start: ${message}`);
+      stop(`Python could not start: ${message}`);
       reject(new Error(message));
     };
     const timer = setTimeout(
@@ -51,11 +72,19 @@ export function startPython() {
         "(its Content-Security-Policy needs 'wasm-unsafe-eval'), or the network is too slow. Reload to try again."),
       timeoutMs,
     );
-    worker.addEventListener("error", (event) => fail(event.message || "the worker script failed to load"));
+    worker.addEventListener("error", (event) => {
+      if (booted) crash();
+      else fail(event.message || "the worker script failed to load");
+    });
+    worker.addEventListener("messageerror", () => {
+      if (booted) crash();
+      else fail("a message from the worker could not be read");
+    });
     worker.addEventListener("message", (event) => {
       const message = event.data;
       if (message.type === "ready") {
         clearTimeout(timer);
+        booted = true;
         performance.mark("python-ready");
         setStatus("ready", `Python ready: Python ${message.python}, pyapp ${message.pyapp}`);
         resolve(message);
@@ -63,6 +92,7 @@ export function startPython() {
         fail(message.message);
       } else if (message.type === "result") {
         const call = pending.get(message.id);
+        if (!call) return; // rejected already, when the worker stopped
         pending.delete(message.id);
         if (message.ok) call.resolve(message.value);
         else call.reject(new Error(message.error));
@@ -87,6 +117,10 @@ export function startPython() {
     call(op, args = {}, { cancellable = false } = {}) {
       const id = nextId++;
       return new Promise((resolve, reject) => {
+        if (stopped) {
+          reject(new Error(stopped));
+          return;
+        }
         pending.set(id, { resolve, reject });
         worker.postMessage({ type: "call", id, op, args, cancellable });
       });

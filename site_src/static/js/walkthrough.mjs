@@ -73,8 +73,8 @@ async function refreshAudit(python) {
     cell(row, `${entry.settings.provider} · ${entry.settings.model}`);
     cell(row, OUTCOME_TEXT[entry.outcome]);
     cell(row, `${entry.input_tokens ?? "–"} / ${entry.output_tokens ?? "–"}`, "num");
-    cell(row, entry.answer_ms === null ? "–" : Math.round(entry.answer_ms), "num");
-    cell(row, Math.round(entry.total_ms), "num");
+    cell(row, entry.answer_ms_text, "num");
+    cell(row, entry.total_ms_text, "num");
     cell(row, entry.retries, "num");
   }
   $("audit-message").textContent = `${calls.length} calls logged` +

@@ -33,11 +33,15 @@ async function fetchBytes(url) {
 }
 
 async function boot({ pyapp, wheels }) {
-  pyodide = await loadPyodide({ indexURL: new URL("../../pyodide/", import.meta.url).href });
-  for (const url of wheels) {
+  pyodide = await loadPyodide({
+    indexURL: new URL("../../pyodide/", import.meta.url).href,
+    // The standard library precompiled at build time, which halves the boot; the build writes its hash here (DR-002).
+    stdLibURL: new URL("../../pyodide/python_stdlib.pyc.zip?v=STDLIB_PYC_HASH", import.meta.url).href,
+  });
+  // pyapp is a wheel too, built from pyproject.toml (DR-002); each unpacks into the working folder, on sys.path.
+  for (const url of [...wheels, pyapp]) {
     pyodide.unpackArchive(await fetchBytes(url), "wheel");
   }
-  pyodide.unpackArchive(await fetchBytes(pyapp), "zip", { extractDir: "/home/pyodide/app" });
   pyodide.registerJsModule("kdt_audit_store", auditStore);
   pyodide.registerJsModule("kdt_worker", {
     emit: (json) => self.postMessage({ type: "event", event: JSON.parse(json) }),
@@ -50,7 +54,6 @@ async function boot({ pyapp, wheels }) {
     }),
     new_signal: (timeoutMs) => AbortSignal.any([aborter.signal, AbortSignal.timeout(timeoutMs)]),
   });
-  pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide/app')");
   browser = pyodide.pyimport("pyapp.browser");
   return JSON.parse(browser.hello());
 }

@@ -1,0 +1,59 @@
+"""The wheel of ``pyapp`` that the site loads into Pyodide (DR-002), built from pyproject.toml.
+
+What the package holds is defined once, by setuptools' keys in pyproject.toml: each package in
+``packages`` brings its own modules (``*.py``) and the files its ``package-data`` patterns
+match. Fixed times, modes and order keep the wheel byte-identical from build to build.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import re
+import tomllib
+import zipfile
+from pathlib import Path
+
+FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+def project_config(root: Path) -> dict:
+    return tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def package_files(root: Path) -> dict[str, bytes]:
+    """The package's files, by path inside the wheel, in sorted order."""
+    setuptools = project_config(root)["tool"]["setuptools"]
+    package_data = setuptools.get("package-data", {})
+    paths: set[Path] = set()
+    for package in setuptools["packages"]:
+        folder = root / package.replace(".", "/")
+        paths |= set(folder.glob("*.py"))
+        for pattern in [*package_data.get(package, []), *package_data.get("*", [])]:
+            paths |= {path for path in folder.glob(pattern) if path.is_file()}
+    return {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(paths)}
+
+
+def build_wheel(root: Path) -> tuple[str, bytes]:
+    """The wheel's file name and bytes: the package's files plus METADATA, WHEEL and RECORD."""
+    project = project_config(root)["project"]
+    name, version = re.sub(r"[-_.]+", "_", project["name"]).lower(), project["version"]
+    dist_info = f"{name}-{version}.dist-info"
+    files = package_files(root)
+    files[f"{dist_info}/METADATA"] = f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {version}\n".encode()
+    files[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: build.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    record = [f"{path},sha256={_digest(data)},{len(data)}" for path, data in files.items()]
+    files[f"{dist_info}/RECORD"] = "\n".join([*record, f"{dist_info}/RECORD,,", ""]).encode()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path, data in files.items():
+            info = zipfile.ZipInfo(path, date_time=FIXED_TIME)
+            info.external_attr = 0o644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, data)
+    return f"{name}-{version}-py3-none-any.whl", buffer.getvalue()
+
+
+def _digest(data: bytes) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()

@@ -1,0 +1,78 @@
+"""The development server: ``dist/`` on 127.0.0.1, optionally under a sub-path, with the
+site's security headers and MIME types (DR-001). ``python build.py --serve`` starts it."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import io
+from pathlib import Path
+
+from hosting import SECURITY_HEADERS
+
+
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Serve dist/ (optionally under a prefix) with the site's security headers."""
+
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".wasm": "application/wasm",
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+        ".json": "application/json",
+        ".xml": "application/atom+xml",
+        ".md": "text/plain; charset=utf-8",
+        ".zip": "application/zip",
+        ".whl": "application/zip",
+    }
+    prefix = "/"
+    security_headers = SECURITY_HEADERS
+
+    def translate_path(self, path: str) -> str:
+        if not path.startswith(self.prefix):
+            return str(Path(self.directory) / "__outside_prefix__")
+        return super().translate_path("/" + path[len(self.prefix):])
+
+    def send_head(self) -> io.BufferedIOBase | None:
+        try:
+            return super().send_head()
+        except ValueError:  # a NUL byte or an undecodable escape in the path: no such file
+            self.send_error(404)
+            return None
+
+    def list_directory(self, path: str) -> None:
+        """A folder without index.html is not found: the server never lists files."""
+        self.send_error(404)
+        return None
+
+    def end_headers(self) -> None:
+        for name, value in self.security_headers.items():
+            self.send_header(name, value)
+        # Revalidate every time: cheap 304s, and a new build is never served stale.
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 (stdlib signature)
+        if self.server.verbose:
+            super().log_message(format, *args)
+
+
+def make_server(dist: Path, port: int = 0, prefix: str = "/", verbose: bool = False,
+                handler: type[SiteHandler] = SiteHandler) -> http.server.ThreadingHTTPServer:
+    prefix = "/" + prefix.strip("/") + "/" if prefix.strip("/") else "/"
+    bound = type("BoundSiteHandler", (handler,), {"prefix": prefix})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(bound, directory=str(dist)))
+    server.verbose = verbose
+    server.prefix = prefix
+    return server
+
+
+def serve_forever(dist: Path, port: int, prefix: str) -> None:
+    """Serve until Ctrl+C, printing each request."""
+    server = make_server(dist, port, prefix, verbose=True)
+    host, port = server.server_address[:2]
+    print(f"serving on http://{host}:{port}{server.prefix}  (Ctrl+C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass

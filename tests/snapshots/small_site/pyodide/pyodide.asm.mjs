@@ -1,0 +1,1 @@
+pyodide.asm.mjs

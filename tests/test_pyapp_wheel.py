@@ -1,0 +1,69 @@
+"""pyapp's wheel: what pyproject.toml defines, nothing else, byte for byte the same each build (DR-002)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import zipfile
+from pathlib import Path
+
+from test_build import SMALL_PYPROJECT
+
+import build
+from pyapp_wheel import build_wheel
+
+FILES = {
+    "pyapp/__init__.py": True,
+    "pyapp/cli.py": True,
+    "pyapp/schema.json": True,
+    "pyapp/data/places.csv": True,
+    "pyapp/data/places.csv.sha256": True,
+    "pyapp/notes.txt": False,  # matches no pattern
+    "pyapp/__pycache__/cli.cpython-311.pyc": False,
+    "pyapp/sub/inner.py": False,  # not a listed package
+    "tools/regen.py": False,
+}
+
+
+def small_project(root: Path) -> Path:
+    (root / "pyproject.toml").write_text(SMALL_PYPROJECT, encoding="utf-8")
+    for path in FILES:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_bytes(path.encode())
+    return root
+
+
+def test_wheel_holds_exactly_the_files_pyproject_defines(tmp_path):
+    name, wheel = build_wheel(small_project(tmp_path))
+    assert name == "small_site-0.1-py3-none-any.whl"
+    names = zipfile.ZipFile(io.BytesIO(wheel)).namelist()
+    assert [n for n in names if not n.startswith("small_site-0.1.dist-info/")] == sorted(
+        path for path, shipped in FILES.items() if shipped)
+    assert names[-3:] == [f"small_site-0.1.dist-info/{n}" for n in ("METADATA", "WHEEL", "RECORD")]
+
+
+def test_wheel_record_lists_every_file_with_its_hash(tmp_path):
+    archive = zipfile.ZipFile(io.BytesIO(build_wheel(small_project(tmp_path))[1]))
+    record = archive.read("small_site-0.1.dist-info/RECORD").decode().splitlines()
+    assert len(record) == len(archive.namelist())
+    for line in record[:-1]:
+        path, digest, size = line.split(",")
+        data = archive.read(path)
+        assert digest == "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        assert int(size) == len(data)
+    assert record[-1] == "small_site-0.1.dist-info/RECORD,,"
+
+
+def test_wheel_is_byte_identical_whatever_the_files_times(tmp_path):
+    first = build_wheel(small_project(tmp_path))[1]
+    for path in FILES:
+        (tmp_path / path).touch()
+    assert build_wheel(tmp_path)[1] == first
+
+
+def test_site_ships_the_real_package_with_its_data(dist):
+    wheel = next((dist / build.PYAPP_FOLDER).glob("kd_tree_explorer-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {"pyapp/__init__.py", "pyapp/browser.py", "pyapp/answer_schema.json", "pyapp/data/businesses.csv"} <= names
+    assert {p.relative_to(build.ROOT).as_posix() for p in (build.ROOT / "pyapp").glob("*.py")} <= names
