@@ -34,6 +34,7 @@ import jinja2
 import markdown
 import yaml
 
+import stdlib_pyc
 from hosting import CSP, host_files
 from pyapp_wheel import build_wheel
 
@@ -600,6 +601,10 @@ def collect_static(root: Path) -> dict[str, bytes]:
         raise BuildFailed([Problem("package.json", 1, f"Pyodide runtime missing {missing}: run 'npm ci' first")])
     for name in PYODIDE_FILES:
         files[f"pyodide/{name}"] = (runtime / name).read_bytes()
+    worker = "static/js/worker.mjs"
+    if worker in files:  # a site with Python pages: the worker loads the precompiled stdlib by its hash (DR-002)
+        stdlib = files["pyodide/python_stdlib.pyc.zip"] = stdlib_pyc.precompiled_stdlib(runtime)
+        files[worker] = files[worker].replace(b"STDLIB_PYC_HASH", content_hash(stdlib).encode())
     if not (root / "pyproject.toml").is_file():
         raise BuildFailed([Problem("pyproject.toml", 1, "missing: it defines the package the site ships")])
     name, wheel = build_wheel(root)
