@@ -343,6 +343,12 @@ def _settings_key(settings: dict) -> tuple:
     return tuple(sorted(settings.items(), key=lambda item: item[0]))
 
 
+def _one_note_per_cancel(notes: list[CallNote], stopped_call: dict[str, str]) -> list[CallNote]:
+    """The notes without a cancel entry whose stopped call is itself noted as cancelled: one click, one note."""
+    noted = {note.entry_id for note in notes}
+    return [note for note in notes if stopped_call.get(note.entry_id) not in noted]
+
+
 def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
                decisions: dict[str, Decision]) -> Run:
     counted: dict[str, dict] = {}
@@ -352,6 +358,7 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
     infra: list[CallNote] = []
     stale: list[CallNote] = []
     cancelled: list[CallNote] = []
+    stopped_call: dict[str, str] = {}  # cancel entry id -> the id of the call it stopped
     repeats: list[CallNote] = []
     settings_seen: dict[tuple, dict] = {}
     first_settings: dict | None = None
@@ -361,6 +368,8 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
         if entry["type"] == EntryType.CANCEL:
             note = CallNote(entry["id"], case_id, time, "cancelled by the visitor")
             cancelled.append(note)
+            if entry["call_id"] is not None:
+                stopped_call[entry["id"]] = entry["call_id"]
             if case_id not in counted:
                 pending[case_id] = (CaseStatus.CANCELLED, note)
             continue
@@ -427,7 +436,7 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
         output_tokens=output_tokens,
         infrastructure_failures=tuple(infra),
         stale=tuple(stale),
-        cancelled=tuple(cancelled),
+        cancelled=tuple(_one_note_per_cancel(cancelled, stopped_call)),
         repeats=tuple(repeats),
     )
 
