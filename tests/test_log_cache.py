@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 
 from eval_helpers import call, decision, full_run
-from test_key_guard import run_async
 
+from live_call import run_async
 from pyapp import browser, runs, strict_json
 from pyapp.report import runs_overview
 from pyapp.runs import rebuild
