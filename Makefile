@@ -7,7 +7,7 @@ PY      := $(VENV)/bin/python
 PORT    ?= 8000
 PREFIX  ?= /
 
-.PHONY: serve test build bench lint chromium nginx engines
+.PHONY: serve test build bench lint chromium nginx engines screenshots
 
 $(VENV)/bin/python:
 	python3 -m venv $(VENV)
@@ -61,7 +61,12 @@ test: $(VENV)/.test-deps node_modules/.package-lock.json chromium nginx engines
 bench: $(VENV)/.test-deps node_modules/.package-lock.json chromium engines
 	$(PY) bench/bench_build.py
 	$(PY) bench/bench_boot.py --runs 5
+	$(PY) bench/bench_pyc.py --runs 5
 	$(PY) bench/bench_engines.py --runs 3
 	$(PY) bench/bench_kdtree.py --queries 500
 	$(PY) bench/bench_rebuild.py
 	$(PY) bench/bench_stats.py
+
+# PNGs of every page at 390 and 1280 px in screenshots/, for review (git-ignored).
+screenshots: $(VENV)/.test-deps node_modules/.package-lock.json chromium
+	$(PY) tools/screenshots.py

@@ -17,12 +17,15 @@ import argparse
 import datetime as dt
 import functools
 import hashlib
+import html
 import html.parser
+import itertools
 import json
 import posixpath
 import re
 import shutil
 import sys
+import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,11 +34,14 @@ import jinja2
 import markdown
 import yaml
 
+import stdlib_pyc
 from hosting import CSP, host_files
 from pyapp_wheel import build_wheel
 
 ROOT = Path(__file__).resolve().parent
 SITE_TITLE = "K-d Tree Explorer"
+SITE_DESCRIPTION = ("How a k-d tree answers nearest-neighbour and radius searches, step by step, over real "
+                    "business locations in Helsinki; with AI explanations checked against the search.")
 STATUSES = ("Proposed", "Accepted", "Superseded", "Deprecated")
 RECORD_SECTIONS = ("Context", "Decision", "Options considered", "Why", "What happened", "What I'd change")
 RECORD_FILE = re.compile(r"^(DR-\d{3,})-[a-z0-9]+(?:-[a-z0-9]+)*\.md$")
@@ -75,10 +81,19 @@ class Record:
     source: str  # path relative to the project root, e.g. decisions/DR-001-site-generator.md
     key_lines: dict[str, int] = field(default_factory=dict)  # front matter key -> its line in the file
     html: str = ""  # the rendered Markdown body, filled in by load_site
+    contents: tuple[tuple[str, str], ...] = ()  # (id, text) of each section heading, filled in by load_site
 
     @property
     def url(self) -> str:
         return f"decisions/{self.id}/index.html"
+
+    @property
+    def summary(self) -> str:
+        """The first paragraph of the record's Context as plain text, for the feed."""
+        match = re.search(r'<h2 id="context">.*?</h2>\s*<p>(.*?)</p>', self.html, flags=re.DOTALL)
+        if match is None:
+            return f"Status: {self.status}"
+        return " ".join(html.unescape(re.sub(r"<[^>]+>", "", match.group(1))).split())
 
 
 @dataclass
@@ -91,6 +106,7 @@ class Page:
     body_line: int = 1
     scripts: tuple[str, ...] = ()
     html: str = ""  # the rendered Markdown body of a markdown page, filled in by load_site
+    description: str = SITE_DESCRIPTION  # the page's meta description (front matter 'description')
 
 
 @dataclass
@@ -332,7 +348,8 @@ def load_pages(src: Path, root: Path) -> tuple[list[Page], list[Problem]]:
             continue
         rel = path.relative_to(root).as_posix()
         stem = path.relative_to(src / "pages").with_suffix("").as_posix()
-        url = "index.html" if stem == "index" else f"{stem}/index.html"
+        # 404.html sits at the root, where hosts look for it; its links are written for the root.
+        url = f"{stem}.html" if stem in ("index", "404") else f"{stem}/index.html"
         text, found = read_source(path, rel)
         if text is None:
             problems += found
@@ -346,12 +363,17 @@ def load_pages(src: Path, root: Path) -> tuple[list[Page], list[Problem]]:
                 found.append(Problem(rel, 2, f"front matter is not valid YAML: {exc}"))
         if not isinstance(meta, dict) or not isinstance(meta.get("title"), str):
             found.append(Problem(rel, 1, "page front matter needs a 'title'"))
+        elif not isinstance(meta.get("description", ""), str):
+            found.append(Problem(rel, _key_line(front, "description"), "a page's 'description' must be text"))
         problems += found
         if found:
             continue
         kind = "markdown" if path.suffix == ".md" else "template"
         scripts = tuple(meta.get("scripts", ()))
-        pages.append(Page(rel, url, meta["title"], kind, body, body_line, scripts))
+        page = Page(rel, url, meta["title"], kind, body, body_line, scripts)
+        if meta.get("description", "").strip():
+            page.description = " ".join(meta["description"].split())
+        pages.append(page)
     return pages, problems
 
 
@@ -494,6 +516,41 @@ def source_line(document: Record | Page, clues: tuple[str, ...]) -> int:
     return document.body_line
 
 
+LIST_MARKER = re.compile(r"([-*+]|\d+\.)\s")
+
+
+def list_indent_problems(document: Record | Page) -> list[Problem]:
+    """A problem for each list whose Markdown Python-Markdown reads otherwise than it looks (DR-001).
+
+    Python-Markdown nests a block in a list item only when it is indented by four spaces: with
+    fewer, a nested list is flattened into its parent, and a table or paragraph after a blank line
+    ends the list. And a block nested after a blank line takes every line up to the next blank
+    line, so the items that follow it without one run together into a paragraph with literal dashes.
+    """
+    problems, in_list, nested, after_blank, fenced = [], False, False, False, False
+    for number, line in enumerate(document.body.split("\n"), start=document.body_line):
+        if re.match(r"\s{0,3}(```|~~~)", line):
+            fenced = not fenced
+        if fenced or not line.strip():
+            after_blank = not fenced and not line.strip()
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        if indent == 0:
+            marker = bool(LIST_MARKER.match(line))
+            if marker and in_list and nested and not after_blank:
+                message = "this list item follows a block nested in the item before it: put a blank line before it"
+                problems.append(Problem(document.source, number, message))
+            in_list, nested = marker, False
+        elif in_list and indent < 4 and (after_blank or LIST_MARKER.match(line.lstrip())):
+            message = (f"this line inside a list item is indented by {indent} space(s); indent it by 4, "
+                       "or Python-Markdown ends or flattens the list here")
+            problems.append(Problem(document.source, number, message))
+        elif in_list and after_blank:
+            nested = True
+        after_blank = False
+    return problems
+
+
 def load_site(root: Path = ROOT) -> Site:
     """Read and validate everything; raise BuildFailed listing every problem."""
     problems: list[Problem] = []
@@ -516,9 +573,12 @@ def load_site(root: Path = ROOT) -> Site:
     markdown_renderer = MarkdownRenderer({r.id for r in records})
     for document in [*records, *(page for page in pages if page.kind == "markdown")]:
         document.html, missing = markdown_renderer.convert(document.body, document.url)
+        if isinstance(document, Record):
+            document.contents = markdown_renderer.sections()
         problems += [Problem(document.source, prose_line(document, mention), f"reference to missing record {mention}")
                      for mention in missing]
         problems += refused_html(document)
+        problems += list_indent_problems(document)
     site = Site(records, pages)
     try:
         site.static = collect_static(root)
@@ -541,6 +601,10 @@ def collect_static(root: Path) -> dict[str, bytes]:
         raise BuildFailed([Problem("package.json", 1, f"Pyodide runtime missing {missing}: run 'npm ci' first")])
     for name in PYODIDE_FILES:
         files[f"pyodide/{name}"] = (runtime / name).read_bytes()
+    worker = "static/js/worker.mjs"
+    if worker in files:  # a site with Python pages: the worker loads the precompiled stdlib by its hash (DR-002)
+        stdlib = files["pyodide/python_stdlib.pyc.zip"] = stdlib_pyc.precompiled_stdlib(runtime)
+        files[worker] = files[worker].replace(b"STDLIB_PYC_HASH", content_hash(stdlib).encode())
     if not (root / "pyproject.toml").is_file():
         raise BuildFailed([Problem("pyproject.toml", 1, "missing: it defines the package the site ships")])
     name, wheel = build_wheel(root)
@@ -642,6 +706,16 @@ class MarkdownRenderer:
         self.record_links.page_url = url
         return self.md.convert(text), self.record_links.missing
 
+    def sections(self) -> tuple[tuple[str, str], ...]:
+        """The (id, text) of each second-level heading of the last document converted, for its contents."""
+        found, tokens = [], list(self.md.toc_tokens)
+        while tokens:
+            token = tokens.pop(0)
+            if token["level"] == 2:
+                found.append((token["id"], token["name"]))
+            tokens[:0] = token["children"]
+        return tuple(found)
+
 
 @dataclass(frozen=True)
 class Origin:
@@ -650,6 +724,9 @@ class Origin:
     path: str
     line: int
     written: str
+
+
+TEMPLATE_CACHE = Path(".cache") / "jinja"  # under the project folder, ignored by git
 
 
 class Renderer:
@@ -661,8 +738,12 @@ class Renderer:
 
     def __init__(self, root: Path, static: dict[str, bytes]):
         self.root = root
+        cache = root / TEMPLATE_CACHE
+        cache.mkdir(parents=True, exist_ok=True)
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(root / "site_src" / "templates"),
+            # Compiled templates are kept between builds, keyed by each template's source checksum.
+            bytecode_cache=jinja2.FileSystemBytecodeCache(str(cache)),
             autoescape=True,
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,
@@ -719,6 +800,20 @@ class Renderer:
         )
 
 
+def wrap_tables(text: str) -> str:
+    """Put each table of rendered Markdown in a focusable region that scrolls sideways on a narrow
+    screen, so the page never does; its label, unique on the page, numbers it and names its columns."""
+    number = itertools.count(1)
+
+    def wrap(match: re.Match) -> str:
+        headers = [re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<th[^>]*>(.*?)</th>", match.group(0), re.DOTALL)]
+        label = f"Table {next(number)}: " + ", ".join(h.strip() for h in headers)
+        return (f'<div class="table-wrap" tabindex="0" role="region" aria-label="{label.replace(chr(34), "&quot;")}">'
+                f"{match.group(0)}</div>")
+
+    return re.sub(r"<table>.*?</table>", wrap, text, flags=re.DOTALL)
+
+
 def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
     """Every output file of the site, by path relative to dist/."""
     renderer = Renderer(root, site.static)
@@ -738,19 +833,23 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
         emit(
             record.url,
             renderer.render(
-                "record.html.j2", record.url, record=record, content=record.html, by_id=by_id,
+                "record.html.j2", record.url, record=record, content=wrap_tables(record.html), by_id=by_id,
                 source_name=Path(record.source).name, title=f"{record.id}: {record.title}",
+                description=textwrap.shorten(record.summary, 200, placeholder="…"),
             ),
         )
         emit(f"decisions/src/{Path(record.source).name}", (root / record.source).read_bytes())
     emit("decisions/index.html", renderer.render("records.html.j2", "decisions/index.html", records=site.records,
-                                                 title="Decision records"))
+                                                 title="Decision records",
+                                                 description="Every design decision of the site, why it was "
+                                                             "made, and what was measured afterwards."))
     emit("decisions/feed.xml", atom_feed(site.records))
     for page in site.pages:
         if page.kind == "markdown":
-            html = renderer.render("page.html.j2", page.url, title=page.title, content=page.html)
+            html = renderer.render("page.html.j2", page.url, title=page.title, content=wrap_tables(page.html),
+                                   description=page.description)
         else:
-            html = renderer.render(page, page.url, title=page.title)
+            html = renderer.render(page, page.url, title=page.title, description=page.description)
         emit(page.url, html)
     documents = {document.url: document for document in [*site.records, *site.pages]}
     problems = renderer.problems + broken_links(out, documents, renderer.origins)
@@ -825,7 +924,7 @@ def atom_feed(records: list[Record]) -> str:
         ET.SubElement(entry, f"{{{atom}}}id").text = f"tag:kd-tree-explorer,2026:{record.id}"
         ET.SubElement(entry, f"{{{atom}}}link", {"rel": "alternate", "href": f"{record.id}/"})
         ET.SubElement(entry, f"{{{atom}}}updated").text = f"{record.date.isoformat()}T00:00:00Z"
-        ET.SubElement(entry, f"{{{atom}}}summary").text = f"Status: {record.status}"
+        ET.SubElement(entry, f"{{{atom}}}summary").text = record.summary
         for tag in record.tags:
             ET.SubElement(entry, f"{{{atom}}}category", {"term": tag})
     ET.indent(feed)

@@ -48,4 +48,10 @@ def htaccess() -> str:
         "<IfModule mod_headers.c>",
     ]
     lines += [f'  Header set {k} "{v}"' for k, v in SECURITY_HEADERS.items()]
-    return "\n".join([*lines, "</IfModule>", ""])
+    lines += [
+        "</IfModule>",
+        "# The site's own page for a missing path. Apache wants a path from the host's root:",
+        "# under a sub-path, put it in front (ErrorDocument 404 /kd/404.html).",
+        "ErrorDocument 404 /404.html",
+    ]
+    return "\n".join([*lines, ""])

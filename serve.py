@@ -40,6 +40,20 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             self.send_error(404)
             return None
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """A missing file gets the site's own 404.html, as static hosts serve it."""
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
     def list_directory(self, path: str) -> None:
         """A folder without index.html is not found: the server never lists files."""
         self.send_error(404)

@@ -28,9 +28,15 @@ from pyapp.geodata import bounding_box, load_businesses  # noqa: E402
 from pyapp.kdtree import ORDERS, KdTree, insertion_sequence  # noqa: E402
 from pyodide_harness import BrowserPython  # noqa: E402
 
+BALANCED = "median-first"  # the balanced tree, which the scipy comparison is about
+
 
 def spread(values: list[float]) -> str:
     return f"{min(values):9.1f} {statistics.median(values):9.1f} {max(values):9.1f}"
+
+
+def ratio_spread(values: list[float]) -> str:
+    return f"{min(values):.1f}x / {statistics.median(values):.1f}x / {max(values):.1f}x (min / median / max)"
 
 
 def bench_build(repeats: int) -> None:
@@ -80,12 +86,14 @@ def bench_search(n_queries: int, repeats: int, seed: int, browser=None) -> None:
     print(f"  µs per query (min / median / max of {repeats} runs); "
           "nodes, pruned, steps and results are medians over the queries")
     for label, kind, radius in WORKLOADS:
+        balanced_runs: list[dict] = []
         print(f"\n  {label}")
         print(f"    {'':<22} {'min':>9} {'median':>9} {'max':>9}   nodes  pruned  steps  results"
               "   mean/max nodes")
         for order in ORDERS:
             # CPython and Pyodide take turns, so load on the machine falls on both alike.
             runs, pyodide = [], []
+            balanced_runs = runs if order == BALANCED else balanced_runs
             for _ in range(repeats):
                 runs.append(run_workload(order, kind, n_queries, seed, radius))
                 if browser is not None:
@@ -105,6 +113,10 @@ def bench_search(n_queries: int, repeats: int, seed: int, browser=None) -> None:
         loop, batch = scipy_reference(queries, radius, repeats)
         print(f"    {'scipy, one call each':<22} {spread(loop)}")
         print(f"    {'scipy, one batch call':<22} {spread(batch)}")
+        # Repeat i of the traced search against repeat i of scipy; the goal (DR-004) is within 10x.
+        ratios = [run["us_per_query"] / ref for run, ref in zip(balanced_runs, loop, strict=True)]
+        print(f"    {BALANCED} traced / scipy one call: {ratio_spread(ratios)}"
+              + ("   (goal: at most 10x)" if kind == "nearest" else ""))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -173,29 +173,83 @@ async def append_entries(entries: list[dict]) -> None:
         ) from None
 
 
+class LogCache:
+    """The audit log as this worker has read it: parsed and validated once (DR-006).
+
+    Every read asks the store, in one transaction, for the records from the last one
+    seen on and for how many it holds, so the worker's own appends and another tab's
+    are both picked up without reading the rest again. If the last record seen is no
+    longer there as it was, or the count does not add up (the site's storage was
+    cleared), the log is read again from the start. The runs index is fed the same way.
+    """
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.entries: list[dict] = []
+        self.corrupt = 0
+        self.last: list = [0, None]  # the last record read: [sequence number, its text]
+        self.records = 0
+        self.index = None  # a pyapp.runs.RunIndex, made on first use
+
+    async def refresh(self) -> LogCache:
+        from kdt_audit_store import readFrom
+
+        answer = json.loads(await readFrom(self.last[0]))
+        rows = answer["rows"]
+        if self.last[0]:
+            if not rows or rows[0] != self.last or answer["count"] != self.records + len(rows) - 1:
+                self.reset()
+                answer = json.loads(await readFrom(0))
+                rows = answer["rows"]
+            else:
+                rows = rows[1:]
+        self._take(rows)
+        self.records = answer["count"]
+        return self
+
+    def _take(self, rows: list) -> None:
+        from . import strict_json
+        from .audit import validate_entry
+        from .export import MAX_IMPORT_DEPTH
+
+        added = []
+        for row in rows:
+            self.last = row
+            text = row[1]
+            if not isinstance(text, str):  # a record without its JSON text
+                self.corrupt += 1
+                continue
+            try:
+                entry = strict_json.loads(text, MAX_IMPORT_DEPTH)
+            except (ValueError, RecursionError):
+                self.corrupt += 1
+                continue
+            if validate_entry(entry):
+                self.corrupt += 1
+            else:
+                added.append(entry)
+        self.entries.extend(added)
+        if self.index is not None:
+            self.index.add(added)
+
+    def runs(self):
+        """The runs index of the entries read so far, graded by the worker's grader."""
+        if self.index is None:
+            from .runs import RunIndex
+
+            self.index = RunIndex(grader(), validated=True).add(self.entries)
+        return self.index
+
+
+LOG = LogCache()
+
+
 async def read_entries() -> tuple[list[dict], int]:
     """Every valid audit entry, oldest first, and the number of unreadable ones skipped (never raises on one)."""
-    from kdt_audit_store import readAll
-
-    from . import strict_json
-    from .audit import validate_entry
-    from .export import MAX_IMPORT_DEPTH
-
-    entries, corrupt = [], 0
-    for text in json.loads(await readAll()):
-        if not isinstance(text, str):  # a record without its JSON text
-            corrupt += 1
-            continue
-        try:
-            entry = strict_json.loads(text, MAX_IMPORT_DEPTH)
-        except (ValueError, RecursionError):
-            corrupt += 1
-            continue
-        if validate_entry(entry):
-            corrupt += 1
-        else:
-            entries.append(entry)
-    return entries, corrupt
+    log = await LOG.refresh()
+    return list(log.entries), log.corrupt
 
 
 @op
@@ -274,23 +328,16 @@ def grader():
     return Grader()
 
 
-def rebuild_log(entries: list[dict]):
-    """The runs of the log's entries (already validated by ``read_entries``), graded by the worker's grader."""
-    from .runs import rebuild
-
-    return rebuild(entries, validated=True, grader=grader())
-
-
 @op
 async def eval_overview() -> dict:
-    """The runs list, newest first, rebuilt and graded from the log (the detail of a run is ``run_detail``)."""
+    """The runs list, newest first, from the log's runs index (the detail of a run is ``run_detail``)."""
     from .report import rate_ticks, runs_overview
 
-    entries, corrupt = await read_entries()
-    rebuilt = rebuild_log(entries)
+    log = await LOG.refresh()
+    index = log.runs()
+    rebuilt = index.rebuilt()
     runs = sorted(rebuilt.runs, key=lambda run: run.started, reverse=True)
-    calls = sum(1 for entry in entries if entry["type"] == EntryType.CALL and entry["run_id"])
-    return {"runs": runs_overview(runs), "calls": calls, "corrupt": corrupt + rebuilt.skipped,
+    return {"runs": runs_overview(runs), "calls": index.run_calls, "corrupt": log.corrupt + rebuilt.skipped,
             "rate_ticks": rate_ticks()}
 
 
@@ -298,15 +345,15 @@ async def eval_overview() -> dict:
 async def run_detail(run_id: str) -> dict:
     from .report import run_report
 
-    return run_report(rebuild_log((await read_entries())[0]).run(run_id))
+    return run_report((await LOG.refresh()).runs().run(run_id))
 
 
 @op
 async def compare_runs(run_a: str, run_b: str) -> dict:
     from .report import compare_report
 
-    rebuilt = rebuild_log((await read_entries())[0])
-    return compare_report(rebuilt.run(run_a), rebuilt.run(run_b))
+    index = (await LOG.refresh()).runs()
+    return compare_report(index.run(run_a), index.run(run_b))
 
 
 @op

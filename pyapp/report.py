@@ -130,6 +130,8 @@ def _case_row(result) -> dict:
         "detail": grade.detail if grade is not None and grade.detail else result.detail,
         "checks": [] if grade is None else [ch.to_json() for ch in grade.checks],
         "failed_checks": [] if grade is None else list(grade.failed_checks),
+        # Each failing check's reason, as the command line prints it under the case.
+        "failed_reasons": [] if grade is None else [f"{ch.name}: {ch.reason}" for ch in grade.checks if not ch.passed],
         "entry_id": result.entry_id,
         "logged_outcome": result.logged_outcome,
         "outcome_text": (grade.outcome if grade is not None else result.status).replace("_", " "),

@@ -251,42 +251,87 @@ def rebuild(entries: Iterable[dict], *, validated: bool = False, grader: Grader 
     :func:`pyapp.audit.validate_entry` for entries :func:`pyapp.export.parse_import`
     has just checked. The cases' grades come from ``grader`` (a new one when None).
     """
-    with gc_paused():
-        return _rebuild(entries, validated, grader or Grader())
+    return RunIndex(grader or Grader(), validated=validated).add(entries).rebuilt()
 
 
-def _rebuild(entries: Iterable[dict], validated: bool, grader: Grader) -> Rebuilt:
-    by_run: dict[str, list[tuple[str, int, dict]]] = {}
-    decisions: dict[str, tuple[str, Decision]] = {}
-    seen: set[str] = set()
-    problems: list[str] = []
-    skipped = 0
-    for index, entry in enumerate(entries):
-        reasons = [] if validated else audit.validate_entry(entry)
-        if not reasons and entry["id"] in seen:
+class RunIndex:
+    """The log's entries grouped by run, fed in log order as the log grows (DR-006).
+
+    A run is built when first asked for and kept until an entry of its own (or a
+    verdict on one of its calls) arrives, so showing one run's detail builds that
+    run alone, and a log read once need not be regrouped when entries are added.
+    """
+
+    def __init__(self, grader: Grader, *, validated: bool = False) -> None:
+        self.grader = grader
+        self.validated = validated
+        self.skipped = 0
+        self.run_calls = 0  # call entries that belong to a run
+        self.problems: list[str] = []
+        self._added = 0
+        self._seen: set[str] = set()
+        self._by_run: dict[str, list[tuple[str, int, dict]]] = {}
+        self._run_of_call: dict[str, str] = {}
+        self._decided: dict[str, str] = {}  # call id -> time of its latest verdict
+        self._decisions: dict[str, Decision] = {}  # call id -> its latest verdict
+        self._built: dict[str, Run] = {}
+
+    def add(self, entries: Iterable[dict]) -> RunIndex:
+        """Take the entries that follow the ones already added; returns the index itself."""
+        with gc_paused():
+            for entry in entries:
+                self._add(entry)
+        return self
+
+    def _add(self, entry: dict) -> None:
+        index = self._added
+        self._added += 1
+        reasons = [] if self.validated else audit.validate_entry(entry)
+        if not reasons and entry["id"] in self._seen:
             reasons = ["id: appears earlier in the log"]
         if reasons:
-            skipped += 1
-            if len(problems) < MAX_PROBLEMS_KEPT:
+            self.skipped += 1
+            if len(self.problems) < MAX_PROBLEMS_KEPT:
                 ident = entry.get("id") if isinstance(entry, dict) else None
                 label = f"entry {index + 1}" + (f" (id {str(ident)[:64]})" if isinstance(ident, str) else "")
-                problems.append(f"{label}: {'; '.join(reasons)}")
-            continue
-        seen.add(entry["id"])
+                self.problems.append(f"{label}: {'; '.join(reasons)}")
+            return
+        self._seen.add(entry["id"])
         kind = entry["type"]
         if kind == EntryType.DECISION:
-            previous = decisions.get(entry["call_id"])
-            if previous is None or entry["time"] >= previous[0]:
-                verdict = Decision(entry["id"], entry["helpful"], entry["note"])
-                decisions[entry["call_id"]] = (entry["time"], verdict)
-            continue
-        if entry["run_id"] is None:
-            continue
-        by_run.setdefault(entry["run_id"], []).append((entry["time"], index, entry))
-    latest = {call_id: d for call_id, (_, d) in decisions.items()}
-    runs = [_build_run(run_id, sorted(items, key=_when), grader, latest) for run_id, items in by_run.items()]
-    runs.sort(key=lambda r: (r.started, r.run_id))
-    return Rebuilt(tuple(runs), skipped, tuple(problems))
+            call_id = entry["call_id"]
+            previous = self._decided.get(call_id)
+            if previous is None or entry["time"] >= previous:
+                self._decided[call_id] = entry["time"]
+                self._decisions[call_id] = Decision(entry["id"], entry["helpful"], entry["note"])
+                self._built.pop(self._run_of_call.get(call_id, ""), None)
+            return
+        run_id = entry["run_id"]
+        if run_id is None:
+            return
+        if kind == EntryType.CALL:
+            self.run_calls += 1
+        self._run_of_call[entry["id"]] = run_id
+        self._by_run.setdefault(run_id, []).append((entry["time"], index, entry))
+        self._built.pop(run_id, None)
+
+    def run(self, run_id: str) -> Run:
+        """One run, built from its own entries only."""
+        built = self._built.get(run_id)
+        if built is not None:
+            return built
+        items = self._by_run.get(run_id)
+        if items is None:
+            return self.rebuilt().run(run_id)  # says which runs there are
+        with gc_paused():
+            built = _build_run(run_id, sorted(items, key=_when), self.grader, self._decisions)
+        self._built[run_id] = built
+        return built
+
+    def rebuilt(self) -> Rebuilt:
+        """Every run, oldest first (by start, then id)."""
+        runs = sorted((self.run(run_id) for run_id in self._by_run), key=lambda r: (r.started, r.run_id))
+        return Rebuilt(tuple(runs), self.skipped, tuple(self.problems))
 
 
 def _when(item: tuple[str, int, dict]) -> tuple[str, int]:
@@ -298,6 +343,12 @@ def _settings_key(settings: dict) -> tuple:
     return tuple(sorted(settings.items(), key=lambda item: item[0]))
 
 
+def _one_note_per_cancel(notes: list[CallNote], stopped_call: dict[str, str]) -> list[CallNote]:
+    """The notes without a cancel entry whose stopped call is itself noted as cancelled: one click, one note."""
+    noted = {note.entry_id for note in notes}
+    return [note for note in notes if stopped_call.get(note.entry_id) not in noted]
+
+
 def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
                decisions: dict[str, Decision]) -> Run:
     counted: dict[str, dict] = {}
@@ -307,6 +358,7 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
     infra: list[CallNote] = []
     stale: list[CallNote] = []
     cancelled: list[CallNote] = []
+    stopped_call: dict[str, str] = {}  # cancel entry id -> the id of the call it stopped
     repeats: list[CallNote] = []
     settings_seen: dict[tuple, dict] = {}
     first_settings: dict | None = None
@@ -316,6 +368,8 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
         if entry["type"] == EntryType.CANCEL:
             note = CallNote(entry["id"], case_id, time, "cancelled by the visitor")
             cancelled.append(note)
+            if entry["call_id"] is not None:
+                stopped_call[entry["id"]] = entry["call_id"]
             if case_id not in counted:
                 pending[case_id] = (CaseStatus.CANCELLED, note)
             continue
@@ -382,7 +436,7 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
         output_tokens=output_tokens,
         infrastructure_failures=tuple(infra),
         stale=tuple(stale),
-        cancelled=tuple(cancelled),
+        cancelled=tuple(_one_note_per_cancel(cancelled, stopped_call)),
         repeats=tuple(repeats),
     )
 

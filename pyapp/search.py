@@ -21,14 +21,18 @@ a tree built from sorted input is hundreds of levels deep.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 from pyapp.kdtree import HIGH, LOW, KdTree, Node, TreeStats, build_tree
-from pyapp.trace import Step
+from pyapp.trace import Step, Trace
 from pyapp.vocabulary import Action, SearchKind
 
 RADIUS_PRESETS = (0.0005, 0.003)
+
+VISIT, DISTANCE, BEST, REPORT = Action.VISIT, Action.DISTANCE, Action.BEST, Action.REPORT
+NEAR, FAR_VISIT, FAR_PRUNE = Action.NEAR, Action.FAR_VISIT, Action.FAR_PRUNE
 
 
 @dataclass(frozen=True)
@@ -70,14 +74,14 @@ class SearchResult:
     query: tuple[float, float]
     radius: float | None
     result: tuple[Neighbour, ...]
-    trace: tuple[Step, ...]
+    trace: Sequence[Step]  # a Trace from a search; any sequence of Steps will do
     tree: TreeStats
 
     @cached_property
     def counts(self) -> SearchCounts:
         visits = prunes = distances = 0
-        for step in self.trace:
-            action = step.action
+        trace = self.trace
+        for action in trace.actions() if isinstance(trace, Trace) else (step.action for step in trace):
             if action == Action.VISIT:
                 visits += 1
             elif action == Action.FAR_PRUNE:
@@ -125,15 +129,6 @@ def distance(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
     return math.sqrt(dx * dx + dy * dy)
 
 
-class _Recorder:
-    def __init__(self) -> None:
-        self.steps: list[Step] = []
-
-    def add(self, action: Action, node: Node, **fields) -> None:
-        self.steps.append(Step(index=len(self.steps) + 1, action=action, node_id=node.node_id,
-                               depth=node.depth, **fields))
-
-
 def _sides(node: Node, query: tuple[float, float]) -> tuple[str, Node | None, str, Node | None, float]:
     q = query[node.axis]
     if q < node.split:
@@ -141,9 +136,10 @@ def _sides(node: Node, query: tuple[float, float]) -> tuple[str, Node | None, st
     return HIGH, node.high, LOW, node.low, q - node.split
 
 
-def _run(tree: KdTree, query: tuple[float, float], radius: float | None) -> tuple[list[Neighbour], _Recorder]:
-    """Shared traversal; ``radius`` None means nearest neighbour."""
-    rec = _Recorder()
+def _run(tree: KdTree, query: tuple[float, float], radius: float | None) -> tuple[list[Neighbour], list[tuple]]:
+    """Shared traversal; ``radius`` None means nearest neighbour. Steps are rows of ``pyapp.trace.ROW_FIELDS``."""
+    rows: list[tuple] = []
+    record = rows.append
     best: tuple[float, int] | None = None
     found: list[Neighbour] = []
     # Frames: (node, False) enters a node; (node, True) decides its far side after the near side.
@@ -151,36 +147,37 @@ def _run(tree: KdTree, query: tuple[float, float], radius: float | None) -> tupl
     while stack:
         node, after_near = stack.pop()
         near_side, near, far_side, far, gap = _sides(node, query)
+        node_id, depth = node.node_id, node.depth
         if not after_near:
             p = node.point
-            rec.add(Action.VISIT, node, axis=node.axis, split=node.split, lon=p.lon, lat=p.lat)
+            record((VISIT, node_id, depth, node.axis, node.split, p.lon, p.lat, None, None, None, None))
             d = distance(query[0], query[1], p.lon, p.lat)
-            rec.add(Action.DISTANCE, node, distance=d)
+            record((DISTANCE, node_id, depth, None, None, None, None, d, None, None, None))
             if radius is None:
                 if best is None or (d, p.id) < best:
                     best = (d, p.id)
-                    rec.add(Action.BEST, node, distance=d)
+                    record((BEST, node_id, depth, None, None, None, None, d, None, None, None))
             elif d <= radius:
                 found.append(Neighbour(p.id, d))
-                rec.add(Action.REPORT, node, distance=d)
+                record((REPORT, node_id, depth, None, None, None, None, d, None, None, None))
             stack.append((node, True))
             if near is not None:
-                rec.add(Action.NEAR, node, side=near_side)
+                record((NEAR, node_id, depth, None, None, None, None, None, near_side, None, None))
                 stack.append((near, False))
             continue
         if far is None:
             continue
         bound = radius if radius is not None else best[0]
         if gap <= bound:
-            rec.add(Action.FAR_VISIT, node, side=far_side, gap=gap, bound=bound)
+            record((FAR_VISIT, node_id, depth, None, None, None, None, None, far_side, gap, bound))
             stack.append((far, False))
         else:
-            rec.add(Action.FAR_PRUNE, node, side=far_side, gap=gap, bound=bound)
+            record((FAR_PRUNE, node_id, depth, None, None, None, None, None, far_side, gap, bound))
     if radius is None:
         found = [] if best is None else [Neighbour(best[1], best[0])]
     else:
         found.sort(key=lambda n: (n.distance, n.id))
-    return found, rec
+    return found, rows
 
 
 def _check_query(lon: float, lat: float) -> tuple[float, float]:
@@ -193,8 +190,8 @@ def _check_query(lon: float, lat: float) -> tuple[float, float]:
 def nearest(tree: KdTree, lon: float, lat: float) -> SearchResult:
     """The point closest to (lon, lat), smallest id on a tie, found by branch and bound."""
     query = _check_query(lon, lat)
-    found, rec = _run(tree, query, None)
-    return SearchResult(SearchKind.NEAREST, tree.order, query, None, tuple(found), tuple(rec.steps), tree.stats())
+    found, rows = _run(tree, query, None)
+    return SearchResult(SearchKind.NEAREST, tree.order, query, None, tuple(found), Trace(rows), tree.stats())
 
 
 def within_radius(tree: KdTree, lon: float, lat: float, radius: float) -> SearchResult:
@@ -203,8 +200,8 @@ def within_radius(tree: KdTree, lon: float, lat: float, radius: float) -> Search
     radius = float(radius)
     if not (math.isfinite(radius) and radius >= 0):
         raise ValueError("radius must be a finite number >= 0")
-    found, rec = _run(tree, query, radius)
-    return SearchResult(SearchKind.RADIUS, tree.order, query, radius, tuple(found), tuple(rec.steps), tree.stats())
+    found, rows = _run(tree, query, radius)
+    return SearchResult(SearchKind.RADIUS, tree.order, query, radius, tuple(found), Trace(rows), tree.stats())
 
 
 def search(order: str, kind: str, lon: float, lat: float, radius: float | None = None) -> SearchResult:

@@ -22,13 +22,23 @@ Actions (:class:`pyapp.vocabulary.Action`) and the fields each one sets (besides
 splitting line; ``bound`` is the best distance so far (nearest) or the radius.
 ``axis`` is 0 for longitude and 1 for latitude; ``side`` is ``"low"`` (points
 with a smaller coordinate on the axis) or ``"high"`` (equal or larger).
+
+A search records each step as a plain tuple (:data:`ROW_FIELDS`); :class:`Trace`
+turns a row into a :class:`Step` only when a step is read, because building a
+frozen dataclass per step took most of a traced search's time (DR-004).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
+from typing import overload
 
 AXIS_NAMES = ("lon", "lat")
+
+# The fields of a recorded row, in order: every field of Step except ``index``,
+# which is the row's position plus one.
+ROW_FIELDS = ("action", "node_id", "depth", "axis", "split", "lon", "lat", "distance", "side", "gap", "bound")
 
 
 @dataclass(frozen=True)
@@ -55,3 +65,60 @@ class Step:
     @classmethod
     def from_dict(cls, data: dict) -> Step:
         return cls(**data)
+
+
+class Trace(Sequence):
+    """The steps of one search, kept as rows; the :class:`Step` objects are built when first read.
+
+    Equal to any sequence of the same steps (a tuple of Steps included).
+    """
+
+    __slots__ = ("rows", "_steps")
+
+    def __init__(self, rows: Sequence[tuple]) -> None:
+        self.rows = tuple(rows)
+        self._steps: tuple[Step, ...] | None = None
+
+    def steps(self) -> tuple[Step, ...]:
+        """Every step, built once and kept: the page and the prompt read a trace more than once."""
+        if self._steps is None:
+            self._steps = tuple(Step(i, *row) for i, row in enumerate(self.rows, 1))
+        return self._steps
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Step: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Step, ...]: ...
+
+    def __getitem__(self, index):
+        if self._steps is not None or isinstance(index, slice):
+            return self.steps()[index]
+        if index < 0:
+            index += len(self.rows)
+        if not 0 <= index < len(self.rows):
+            raise IndexError("trace step out of range")
+        return Step(index + 1, *self.rows[index])
+
+    def __iter__(self) -> Iterator[Step]:
+        return iter(self.steps())
+
+    def actions(self) -> Iterator[str]:
+        """Each step's action, without building the steps."""
+        return (row[0] for row in self.rows)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Trace):
+            return self.rows == other.rows
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return self.steps() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.rows)
+
+    def __repr__(self) -> str:
+        return f"Trace({len(self.rows)} steps)"

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import build
+from pyapp import browser as pyapp_browser
 from serve import SiteHandler, make_server
 
 CHROMIUM = "/usr/bin/chromium"
@@ -141,7 +142,7 @@ class WorkerStandIn:
         self.worker = types.SimpleNamespace(
             cancel_requested=lambda: self.cancel, new_signal=lambda ms: self.signals.append(ms) or "signal",
             emit=lambda text: self.events.append(json.loads(text)), acquire_lock=self.acquire_lock)
-        self.store = types.SimpleNamespace(append=self.append, readAll=self.read_all)
+        self.store = types.SimpleNamespace(append=self.append, readFrom=self.read_from)
         self.pyodide = types.ModuleType("pyodide")
         self.http = types.ModuleType("pyodide.http")
         self.http.pyfetch = self.pyfetch
@@ -158,8 +159,10 @@ class WorkerStandIn:
             raise self.store_error
         self.stored.extend(json.dumps(entry) for entry in json.loads(entries_json))
 
-    async def read_all(self) -> str:
-        return json.dumps(self.stored)
+    async def read_from(self, seq: int) -> str:
+        """As ``readFrom`` in audit-store.mjs; record ``n`` (from 1) is ``stored[n - 1]``."""
+        rows = [[n, text] for n, text in enumerate(self.stored, 1) if n >= seq]
+        return json.dumps({"rows": rows, "count": len(self.stored)})
 
     async def pyfetch(self, url: str, **kwargs):
         if self.fail is not None:
@@ -180,4 +183,5 @@ def worker(monkeypatch: pytest.MonkeyPatch) -> WorkerStandIn:
     monkeypatch.setitem(sys.modules, "kdt_audit_store", stand_in.store)
     monkeypatch.setitem(sys.modules, "pyodide", stand_in.pyodide)
     monkeypatch.setitem(sys.modules, "pyodide.http", stand_in.http)
+    monkeypatch.setattr(pyapp_browser, "LOG", pyapp_browser.LogCache())  # each test's worker starts with nothing read
     return stand_in

@@ -43,7 +43,8 @@ NODE_RUNNER = BOOT + """
 import { loadPyodide } from %(pyodide)s;
 import { readFileSync } from "node:fs";
 const read = (path) => new Uint8Array(readFileSync(path));
-const py = await boot(loadPyodide, {}, %(wheels)s.map(read), %(extras)s.map(([name, path]) => [name, read(path)]));
+const extras = %(extras)s.map(([name, path]) => [name, read(path)]);
+const py = await boot(loadPyodide, %(options)s, %(wheels)s.map(read), extras);
 process.stdout.write(String(py.runPython(readFileSync(%(script)s, "utf8"))));
 """
 
@@ -86,10 +87,12 @@ def site_wheels() -> dict[str, bytes]:
     return {name: wheel} | {path.name: path.read_bytes() for path in sorted((REPO / "vendor").glob("*.whl"))}
 
 
-def run_in_node(script: str, workdir: Path, extra_files: dict[str, Path] | None = None, timeout: float = 600) -> str:
+def run_in_node(script: str, workdir: Path, extra_files: dict[str, Path] | None = None, timeout: float = 600,
+                stdlib: Path | None = None) -> str:
     """Run ``script`` under Pyodide in node; return its last expression, printed.
 
-    ``extra_files`` are copied to Pyodide's home folder (name -> local path).
+    ``extra_files`` are copied to Pyodide's home folder (name -> local path); ``stdlib`` replaces the
+    stock standard-library zip (the site's precompiled one, DR-002).
     """
     wheels = []
     for name, data in site_wheels().items():
@@ -100,6 +103,7 @@ def run_in_node(script: str, workdir: Path, extra_files: dict[str, Path] | None 
     runner = workdir / "pyodide_run.mjs"
     runner.write_text(NODE_RUNNER % {
         "pyodide": json.dumps(str(PYODIDE)),
+        "options": json.dumps({} if stdlib is None else {"stdLibURL": str(stdlib)}),
         "wheels": json.dumps(wheels),
         "extras": json.dumps([[name, str(path)] for name, path in (extra_files or {}).items()]),
         "script": json.dumps(str(script_file)),

@@ -11,6 +11,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import jinja2
 import pytest
 
 import build
@@ -184,7 +185,7 @@ BROKEN = [
     ("template-asset-call", lambda r: add_to_template(r, "page.html.j2", "<img src=\"{{ asset('static/no.png') }}\">"),
      "site_src/templates/page.html.j2:3: asset 'static/no.png' is not a file of the site"),
     ("template-written-absolute-url", lambda r: add_to_template(r, "records.html.j2", "<a href=\"/about/\">x</a>"),
-     "decisions/index.html:26: absolute link '/about/': links must be relative, written by the templates of this page"),
+     "decisions/index.html:27: absolute link '/about/': links must be relative, written by the templates of this page"),
     ("template-page-literal-link", lambda r: add_page(r, "more.html", TEMPLATE_PAGE.replace("{}", "<a href=gone/>")),
      "site_src/pages/more.html:6: broken internal link 'gone/'"),
     ("template-page-link-call", lambda r: add_page(r, "more.html", TEMPLATE_PAGE.replace(
@@ -192,6 +193,15 @@ BROKEN = [
      "site_src/pages/more.html:6: broken internal link 'gone/index.html'"),
     ("markdown-page-link", lambda r: add_page(r, "more.md", "# More\n\n[Gone](../gone/)\n"),
      "site_src/pages/more.md:6: broken internal link '../gone/'"),
+    # Python-Markdown nests a block in a list item only at four spaces (DR-001)
+    ("table-in-a-list-item-at-two-spaces",
+     lambda r: write_record(r, "DR-003", body="- one\n\n  | a | b |\n  |---|---|\n  | 1 | 2 |\n\n- two"),
+     "decisions/DR-003-thing.md:11: this line inside a list item is indented by 2 space(s); indent it by 4"),
+    ("nested-list-at-two-spaces", lambda r: add_page(r, "more.md", "# More\n\n- one\n  - inner\n"),
+     "site_src/pages/more.md:7: this line inside a list item is indented by 2 space(s)"),
+    ("list-item-right-after-a-nested-block",
+     lambda r: add_page(r, "more.md", "# More\n\n- one\n\n    Nested.\n- two\n"),
+     "site_src/pages/more.md:9: this list item follows a block nested in the item before it: put a blank line"),
 ]
 
 
@@ -248,6 +258,52 @@ def test_command_line_exits_non_zero_and_names_the_file(project):
     assert done.returncode == 1
     assert "decisions/DR-003-thing.md:4: unknown status 'Finished'" in done.stderr
     assert not (project / "dist").exists()
+
+
+LIST_WITH_TABLE = """- **First.** Measured:
+
+    | a | b |
+    |---|---|
+    | 1 | 2 |
+
+    After the table.
+
+- **Second.** More.
+- **Third.** Last.
+"""
+
+
+def test_a_table_in_a_list_item_keeps_the_items_after_it_apart(project, tmp_path):
+    write_record(project, "DR-003", body=LIST_WITH_TABLE)
+    html = build.build(project, tmp_path / "dist")["decisions/DR-003/index.html"].decode()
+    items = re.findall(r"<li>(.*?)</li>", html.split('class="toc"')[1].split("</nav>")[1], flags=re.DOTALL)
+    assert len(items) == 3, items
+    assert "<table>" in items[0] and "After the table." in items[0]
+    assert "Second." in items[1] and "- " not in items[1]
+
+
+def test_real_records_have_no_list_items_run_together(dist):
+    for page in sorted((dist / "decisions").glob("DR-*/index.html")):
+        html = page.read_text(encoding="utf-8")
+        paragraphs = re.findall(r"<p>(.*?)</p>", html, flags=re.DOTALL)
+        assert [p for p in paragraphs if re.search(r"\n- ", p)] == [], page
+    dr001 = (dist / "decisions" / "DR-001" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r"<li>(?:(?!</li>).)*<table>", dr001, flags=re.DOTALL)
+
+
+def test_a_record_has_a_table_of_contents_linking_its_sections(project, tmp_path):
+    html = build.build(project, tmp_path / "dist")["decisions/DR-001/index.html"].decode()
+    contents = html.split('<nav class="toc" aria-label="Contents">')[1].split("</nav>")[0]
+    assert re.findall(r'href="#([a-z-]+)"', contents) == [
+        "context", "decision", "options-considered", "why", "what-happened", "what-id-change"]
+
+
+def test_feed_entries_summarise_the_records_context(project, tmp_path):
+    write_record(project, "DR-003", body="The *first* paragraph, with `code` & more.\n\nThe second.", day=3)
+    feed = ET.fromstring(build.build(project, tmp_path / "dist")["decisions/feed.xml"])
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    summary = feed.find("a:entry", ns).find("a:summary", ns).text
+    assert summary == "The first paragraph, with code & more."
 
 
 def test_feed_is_atom_with_one_entry_per_record(project, tmp_path):
@@ -364,3 +420,49 @@ def test_snapshot_differences_name_missing_and_extra_files_and_show_a_diff(tmp_p
     assert "-<h1>Title</h1>\n+<h1>New title</h1>\n <p>Same</p>\n" in report[2]
     assert report[3] == "binary file differs: same.bin (2 bytes in the snapshot, 3 built)"
     assert len(report) == 4
+
+
+def test_second_build_loads_compiled_templates_from_the_cache(project, tmp_path, monkeypatch):
+    compiled = []
+    compile_source = jinja2.Environment.compile
+
+    def counting(self, source, name=None, filename=None, raw=False, defer_init=False):
+        compiled.append(name)
+        return compile_source(self, source, name, filename, raw, defer_init)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", counting)
+    first = build.build(project, tmp_path / "a")
+    assert "base.html.j2" in compiled and None not in compiled  # the project's pages are Markdown
+    assert len(list((project / build.TEMPLATE_CACHE).iterdir())) == len(compiled)
+    compiled.clear()
+    assert build.build(project, tmp_path / "b") == first
+    assert compiled == []
+    add_to_template(project, "page.html.j2", "<!-- changed -->")
+    assert "<!-- changed -->" in build.build(project, tmp_path / "c")["index.html"].decode()
+    assert compiled == ["page.html.j2"]
+
+
+def test_real_site_pages_have_a_meta_description_and_a_404_page_the_hosts_use(dist):
+    for page in sorted(dist.rglob("*.html")):
+        found = re.findall(r'<meta name="description" content="([^"]{40,})">', page.read_text(encoding="utf-8"))
+        assert len(found) == 1, page
+    assert "<h1 id=\"page-not-found\">Page not found</h1>" in (dist / "404.html").read_text(encoding="utf-8")
+    assert "ErrorDocument 404 /404.html" in (dist / ".htaccess").read_text()
+
+
+def test_real_evaluation_page_explains_each_method_in_a_sentence_and_links_dr_006(dist):
+    html = (dist / "ai-eval" / "index.html").read_text(encoding="utf-8")
+    methods = html.split('<dl class="methods">')[1].split("</dl>")[0]
+    terms = re.findall(r"<dt>(.*?)</dt>", methods)
+    assert terms == ["Wilson interval", "Newcombe's method 10", "Exact McNemar test",
+                     "Bootstrap interval of the median latency"], terms
+    assert all(len(d.split()) >= 12 for d in re.findall(r"<dd>(.*?)</dd>", methods, flags=re.DOTALL))
+    assert '<a href="../decisions/DR-006/">DR-006</a>' in html
+
+
+def test_real_home_page_sends_explaining_a_search_to_the_explorer(dist):
+    html = (dist / "index.html").read_text(encoding="utf-8")
+    explorer_item = next(li for li in re.findall(r"<li>(.*?)</li>", html, flags=re.DOTALL) if "Explorer" in li)
+    assert "explain the search" in explorer_item
+    eval_item = next(li for li in re.findall(r"<li>(.*?)</li>", html, flags=re.DOTALL) if "AI evaluation" in li)
+    assert "explain a" not in eval_item

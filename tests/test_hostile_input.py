@@ -15,18 +15,17 @@ import pytest
 from eval_helpers import SETTINGS, answer_for, call, cancel, decision, full_run
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_key_guard import run_async
 
+from live_call import explain_case
 from pyapp import audit, cli
 from pyapp.client import HttpResponse
-from pyapp.evalset import EVAL_SET_VERSION, case, case_facts, case_prompt, case_search
+from pyapp.evalset import EVAL_SET_VERSION, case, case_facts
 from pyapp.export import UTF8_ONLY, ImportFileError, export_csv, export_json, merge, parse_import
 from pyapp.grading import grade_answer
 from pyapp.providers import Settings
 from pyapp.report import run_report, runs_overview
 from pyapp.runs import rebuild
 from pyapp.vocabulary import ModelFailure, Outcome
-from pyapp.walkthrough import explain
 
 HUGE = 10**400
 LONG_DIGITS = 10**4000
@@ -167,24 +166,9 @@ def anthropic_reply(claims_text: str, tokens: tuple[object, object] = (1000, 200
     return HttpResponse(200, {}, json.dumps(body))
 
 
-def explain_case(response: HttpResponse, case_id: str = "C01") -> tuple[dict, object]:
-    appended: list[dict] = []
-
-    async def transport(request):
-        return response
-
-    async def sleep(seconds):
-        return None
-
-    async def append(entries):
-        appended.extend(entries)
-
-    the_case = case(case_id)
-    asked = explain(
-        {}, Settings.from_dict(SETTINGS), "sk-ant-test-key-0123456789", transport=transport, sleep=sleep,
-        clock=lambda: 0.0, append=append, run_id="run-live-1", case_id=case_id, eval_set_version=EVAL_SET_VERSION,
-        prompt=case_prompt(the_case), result=case_search(the_case))
-    explained = run_async(asked)
+def explain_live(response: HttpResponse, case_id: str = "C01") -> tuple[dict, object]:
+    appended, explained = explain_case(response, Settings.from_dict(SETTINGS), "sk-ant-test-key-0123456789",
+                                       case_id, run_id="run-live-1")
     assert appended == [explained.entry]
     return explained.entry, explained.grade
 
@@ -198,7 +182,7 @@ def test_a_hostile_reply_is_logged_as_one_call(claims, tokens):
     text = hostile_answer(**claims)
     if "walkthrough" in claims:  # the surrogate itself, not its JSON escape, as a provider's JSON would give it
         text = text.replace("\\ud800", "\ud800")
-    entry, grade = explain_case(anthropic_reply(text, tokens))
+    entry, grade = explain_live(anthropic_reply(text, tokens))
     assert audit.validate_entry(entry) == []
     assert entry["outcome"] == grade.outcome
     assert rebuild([entry])[0].graded[0].outcome == entry["outcome"]
@@ -211,7 +195,7 @@ def test_a_hostile_reply_is_logged_as_one_call(claims, tokens):
 def test_an_answer_over_1_mb_is_graded_as_stored_at_call_time_and_on_rebuild():
     """A grounded answer padded past 1 MB: the log keeps 1 MB, and that cut text is what both grades see."""
     text = hostile_answer(walkthrough="The search visits the root in step 1. " + "x" * 1_100_000)
-    entry, grade = explain_case(anthropic_reply(text))
+    entry, grade = explain_live(anthropic_reply(text))
     assert len(entry["answer"].encode()) == audit.MAX_ANSWER_BYTES
     assert "keeps and grades its first 1,000,000" in entry["message"]
     again = rebuild([entry])[0].graded[0]
@@ -221,7 +205,7 @@ def test_an_answer_over_1_mb_is_graded_as_stored_at_call_time_and_on_rebuild():
 
 def test_a_grounded_answer_with_trailing_padding_past_1_mb_stays_grounded_both_times():
     text = answer_for("C01") + " " * 1_100_000
-    entry, grade = explain_case(anthropic_reply(text))
+    entry, grade = explain_live(anthropic_reply(text))
     assert (entry["outcome"], rebuild([entry])[0].graded[0].outcome) == ("grounded", "grounded")
 
 

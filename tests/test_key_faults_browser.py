@@ -11,14 +11,26 @@ import json
 import time
 
 import pytest
+import test_walkthrough_browser as walkthrough_tests
 from test_eval_browser import KEY as EVAL_KEY
 from test_eval_browser import calls, open_eval, wait_run_end
 from test_key_guard import key_recoverable
-from test_walkthrough_browser import KEY, Explorer, answered, faithful, fulfil, openai_completion, stall
+from test_walkthrough_browser import (
+    KEY,
+    answered,
+    faithful,
+    fulfil,
+    openai_completion,
+    stall,
+)
 
 from explain_samples import answer_from_prompt
 from fake_provider import FakeProvider
 from pyapp.evalset import case_ids, case_prompt, cases
+
+# The walkthrough tests' fixtures (one explorer page per module), shared rather than copied.
+ui = walkthrough_tests.ui
+ui_unrouted = walkthrough_tests.ui_unrouted
 
 pytestmark = pytest.mark.browser
 
@@ -30,20 +42,6 @@ STORED_KEY = "() => [sessionStorage.getItem('kd-explorer-api-key'), localStorage
 
 def escaped(key: str) -> str:
     return "".join(f"\\u{ord(ch):04x}" for ch in key)
-
-
-@pytest.fixture(scope="module")
-def ui(browser, site):
-    explorer = Explorer(browser, site)
-    yield explorer
-    explorer.context.close()
-
-
-@pytest.fixture(scope="module")
-def ui_unrouted(browser, site):
-    explorer = Explorer(browser, site, routed=False)
-    yield explorer
-    explorer.context.close()
 
 
 # --------------------------------------------------------------------------- the key in a reply

@@ -6,34 +6,25 @@ checks on stored entries decode JSON independently of pyapp.
 
 from __future__ import annotations
 
-import asyncio
 import json
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explain_samples import answer_from_prompt
+from live_call import explain_case
 from pyapp.audit import CALL_KEYS, contains_secret, scrub_secret, validate_entry
 from pyapp.client import HttpResponse
-from pyapp.evalset import EVAL_SET_VERSION, case, case_prompt, case_search
+from pyapp.evalset import case, case_prompt
 from pyapp.keyguard import MIN_SECRET_LENGTH, WITHHELD, scrub_text, secret_variants
 from pyapp.providers import Settings, build_request, redact
 from pyapp.runs import rebuild
 from pyapp.schema_check import load_schema
-from pyapp.walkthrough import explain
 
 KEY = "sk-proj-ECHOsecret0123456789abcdef"
 CASE = case("C01")
 PROMPT = case_prompt(CASE)
-
-
-def run_async(coroutine):
-    """Run ``coroutine`` to the end in a thread of its own: Playwright's sync API keeps a loop running in
-    the main thread once a browser test has run, and ``asyncio.run`` refuses to start beside it."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
 
 
 def escaped(text: str, how: list[int]) -> str:
@@ -127,23 +118,7 @@ def openai_reply(content: str) -> HttpResponse:
 
 def ask(response: HttpResponse, key: str = KEY):
     """One call of case C01 through the real ``explain``; the entries it appended and its result."""
-    appended: list[dict] = []
-
-    async def transport(request):
-        return response
-
-    async def sleep(seconds):
-        return None
-
-    async def append(entries):
-        appended.extend(entries)
-
-    explained = run_async(explain(
-        {}, Settings("openai", "gpt-x", 4000, 0.0), key, transport=transport, sleep=sleep, clock=lambda: 0.0,
-        append=append, run_id="run-echo", case_id=CASE.case_id, eval_set_version=EVAL_SET_VERSION, prompt=PROMPT,
-        result=case_search(CASE),
-    ))
-    return appended, explained
+    return explain_case(response, Settings("openai", "gpt-x", 4000, 0.0), key, CASE.case_id, run_id="run-echo")
 
 
 @pytest.mark.parametrize("hide", [lambda key: key, lambda key: "".join(f"\\u{ord(ch):04x}" for ch in key)],

@@ -181,3 +181,14 @@ def test_debian_mime_types_without_mjs_says_python_could_not_start(nginx, browse
         assert ".mjs files as text/javascript" in status
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("prefix", ["/", "/kd/"], ids=["root", "sub-path"])
+def test_readme_server_block_serves_the_sites_404_page(nginx, prefix):
+    server = nginx(readme_server_block())
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen(f"{server.origin}{prefix}no-such-page")
+    assert missing.value.code == 404
+    body = missing.value.read().decode()
+    assert "<h1 id=\"page-not-found\">Page not found</h1>" in body
+    assert 'href="./static/css/site.css?v=' in body

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_key_guard import run_async
 from test_run_faults import KEY, SETTINGS, Provider, answer
 
+from live_call import run_async
 from pyapp import browser
 from pyapp.client import Cancelled, HttpResponse, NetworkError
 from pyapp.evalset import case_ids
@@ -164,7 +164,7 @@ def test_handle_answers_a_value_or_a_sentence():
     assert handle("nope") == {"ok": False, "error": "unknown operation 'nope'"}
     view = handle("search_view", **SEARCH)["value"]
     assert len(view["steps"]) == len(view["trace"]) and view["steps"][0]["caption"].startswith("Visit ")
-    assert handle("search_view", order="file", kind="closest", lon=24.9, lat=60.1) == {
+    assert handle("search_view", order="file", kind="closest", lon=24.944, lat=60.17) == {
         "ok": False, "error": "unknown search kind 'closest'; expected one of nearest, radius"}
 
 

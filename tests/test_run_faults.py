@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_key_guard import run_async
 
 from explain_samples import answer_from_prompt
+from live_call import run_async
 from pyapp import browser
 from pyapp.client import (
     ASKING,

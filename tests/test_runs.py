@@ -145,6 +145,13 @@ def test_failures_and_cancellations_are_kept_apart():
     assert cases_to_ask(run) == [c for c in case_ids() if c != "C01"]
 
 
+def test_one_cancel_of_a_running_call_is_one_note():
+    stopped = call("r", "C03", outcome="cancelled", answer_ms=None, time=3)
+    run = only([call("r", "C01", time=1), stopped, cancel("r", "C03", time=3, call_id=stopped["id"])])
+    assert [(n.case_id, n.reason) for n in run.cancelled] == [("C03", "cancelled while the call was running")]
+    assert run.case_result("C03").status == CaseStatus.CANCELLED
+
+
 def test_cases_to_ask_of_a_new_run_is_every_case():
     assert cases_to_ask(None) == list(case_ids())
 

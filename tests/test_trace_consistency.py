@@ -10,7 +10,7 @@ import pytest
 from pyapp.geodata import bounding_box, load_businesses
 from pyapp.kdtree import ORDERS, build_tree
 from pyapp.search import RADIUS_PRESETS, search
-from pyapp.trace import Step
+from pyapp.trace import ROW_FIELDS, Step, Trace
 from pyapp.vocabulary import Action
 
 BOX = bounding_box()
@@ -134,3 +134,22 @@ def test_same_search_same_trace():
     a = search("lon-sorted", "radius", 24.95, 60.175, 0.003)
     b = search("lon-sorted", "radius", 24.95, 60.175, 0.003)
     assert a == b and json.dumps(a.to_json()) == json.dumps(b.to_json())
+
+
+def test_search_records_plain_rows_and_builds_steps_on_reading():
+    """DR-004: a search records tuples, not a dataclass per step; reading gives the same Steps as before."""
+    res = search("median-first", "radius", 24.944, 60.170, 0.003)
+    trace = res.trace
+    assert isinstance(trace, Trace) and len(trace.rows) == len(trace) > 10
+    assert all(type(row) is tuple and len(row) == len(ROW_FIELDS) for row in trace.rows)
+    steps = tuple(trace)
+    assert all(type(step) is Step for step in steps)
+    assert tuple(trace)[5] is steps[5] and trace[5] is steps[5]  # built once, however often read
+    assert [step.index for step in steps] == list(range(1, len(steps) + 1))
+    assert steps == trace and trace == list(steps) and trace != steps[:-1]
+    assert trace[-1] == steps[-1] and trace[3:7] == steps[3:7] and trace[:14] == steps[:14]
+    with pytest.raises(IndexError):
+        trace[len(steps)]
+    for step, row in zip(steps, trace.rows, strict=True):
+        assert tuple(getattr(step, name) for name in ROW_FIELDS) == row
+    assert list(trace.actions()) == [step.action for step in steps]

@@ -35,13 +35,16 @@ function svg(name, attributes, parent) {
   return node;
 }
 
-function table(headers, rows, attributes = {}) {
+// A table in a focusable wrapper that scrolls sideways on a narrow screen, not the page.
+function table(label, headers, rows, attributes = {}) {
   const t = element("table", null, attributes);
   const head = t.createTHead().insertRow();
   for (const h of headers) head.append(element("th", h, { scope: "col" }));
   const body = t.createTBody();
   for (const r of rows) row(body, r);
-  return t;
+  const wrap = element("div", null, { class: "table-wrap", tabindex: "0", role: "region", "aria-label": label });
+  wrap.append(t);
+  return wrap;
 }
 
 async function showSet() {
@@ -118,7 +121,7 @@ async function showRunDetail(runId) {
   if (run.mixed_settings) detail.append(element("p", "This run's calls used different settings.", { class: "note" }));
   detail.append(drawLatencies(run));
   detail.append(element("h4", "Per kind (counts only: five cases per kind are too few for intervals)"));
-  detail.append(table(["Kind", "Grounded", "Not grounded", "Model failure", "Not graded"],
+  detail.append(table("Outcomes per kind", ["Kind", "Grounded", "Not grounded", "Model failure", "Not graded"],
     run.per_kind.map((k) => [k.label, k.grounded, k.not_grounded, k.model_failure, k.not_graded])));
   const apart = [["Infrastructure failures (not the model's fault)", run.infrastructure_failures],
     ["Stale input (asked with another prompt; asked again on continue)", run.stale],
@@ -134,9 +137,15 @@ async function showRunDetail(runId) {
   }
   detail.append(element("h4", "Per case"));
   const checkNames = ["result", "distance", "nodes_visited", "subtrees_pruned", "cited_steps"];
-  detail.append(table(["Case", "Outcome", ...checkNames, "Detail"], run.cases.map((c) => {
-    const passed = Object.fromEntries(c.checks.map((check) => [check.name, check.passed ? "pass" : "fail"]));
-    return [c.case_id, c.outcome_text, ...checkNames.map((n) => passed[n] ?? "–"), c.detail];
+  detail.append(table("Outcomes per case", ["Case", "Outcome", ...checkNames, "Why"], run.cases.map((c) => {
+    const passed = Object.fromEntries(c.checks.map((check) => [check.name, check.passed]));
+    const marks = checkNames.map((n) => (n in passed
+      ? element("span", passed[n] ? "pass" : "FAIL", { class: passed[n] ? "check-pass" : "check-fail" }) : "–"));
+    const why = element("ul", null, { class: "reasons" });
+    for (const reason of c.failed_reasons) why.append(element("li", reason));
+    if (c.detail) why.append(element("li", c.detail));
+    const outcome = element("span", c.outcome_text, { class: `outcome-${c.outcome ?? c.status}` });
+    return [c.case_id, outcome, ...marks, why.children.length ? why : "–"];
   }), { id: "case-table" }));
 }
 
@@ -190,7 +199,7 @@ async function compare() {
   out.append(element("p", result.summary, { id: "compare-summary" }));
   if (result.note) out.append(element("p", result.note, { class: "note", id: "compare-note" }));
   if (result.not_paired.length) out.append(element("p", `Not paired (no counted answer in both): ${result.not_paired.join(", ")}`));
-  out.append(table(["Case", "First run", "Second run", "First against second"],
+  out.append(table("The paired cases", ["Case", "First run", "Second run", "First against second"],
     result.cases.map((c) => [c.case_id, c.first_text, c.second_text, c.verdict]),
     { id: "paired-table" }));
 }

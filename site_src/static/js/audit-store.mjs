@@ -42,11 +42,20 @@ export async function append(entriesJson) {
   await finished(transaction);
 }
 
-/** Every stored entry, oldest first, as a JSON array of the stored JSON strings. */
-export async function readAll() {
+/**
+ * The stored entries from sequence number `seq` on (0: all), oldest first, and how many the store
+ * holds, read in one transaction: JSON {"rows": [[seq, json text or null], ...], "count": n}.
+ * The worker keeps what it has read and asks only for what came since (DR-006).
+ */
+export async function readFrom(seq) {
   const db = await database();
   const transaction = db.transaction(STORE, "readonly");
-  const request = transaction.objectStore(STORE).getAll();
+  const store = transaction.objectStore(STORE);
+  const rows = store.getAll(IDBKeyRange.lowerBound(seq));
+  const count = store.count();
   await finished(transaction);
-  return JSON.stringify(request.result.map((row) => (typeof row.json === "string" ? row.json : null)));
+  return JSON.stringify({
+    rows: rows.result.map((row) => [row.seq, typeof row.json === "string" ? row.json : null]),
+    count: count.result,
+  });
 }

@@ -1,10 +1,10 @@
 // The explorer page: draw what pyapp.explorer computes, and step through it.
+// The map is in degrees on both axes, as the search measures (DR-007).
 import { startPython } from "./python.mjs";
 import { setupWalkthrough } from "./walkthrough.mjs";
 
 const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 1000;
-const PLAY_MS = 450;
 const $ = (id) => document.getElementById(id);
 const python = startPython();
 const map = $("map");
@@ -21,24 +21,20 @@ function svg(name, attributes, parent) {
   return element;
 }
 
-function fmt(x) {
-  return Number(x).toFixed(7).replace(/0+$/, "").replace(/\.$/, "");
-}
-
 function drawTree() {
-  const box = tree.bbox;
-  const scale = WIDTH / ((box.max_lon - box.min_lon) * tree.x_scale);
-  const height = (box.max_lat - box.min_lat) * scale;
+  const area = tree.area;
+  const scale = WIDTH / (area.max_lon - area.min_lon);
+  const height = (area.max_lat - area.min_lat) * scale;
   toMap = {
-    x: (lon) => (lon - box.min_lon) * tree.x_scale * scale,
-    y: (lat) => (box.max_lat - lat) * scale,
-    rx: (r) => r * tree.x_scale * scale,
-    ry: (r) => r * scale,
-    lon: (x) => box.min_lon + x / (tree.x_scale * scale),
-    lat: (y) => box.max_lat - y / scale,
+    x: (lon) => (lon - area.min_lon) * scale,
+    y: (lat) => (area.max_lat - lat) * scale,
+    r: (r) => r * scale,
+    lon: (x) => area.min_lon + x / scale,
+    lat: (y) => area.max_lat - y / scale,
   };
   map.replaceChildren();
-  map.setAttribute("viewBox", `-10 -10 ${WIDTH + 20} ${height + 20}`);
+  map.setAttribute("viewBox", `0 0 ${WIDTH} ${height}`);
+  svg("rect", { width: WIDTH, height, class: "ground" }, map);
   for (const layer of ["pruned", "lines", "points", "search", "overlay"]) svg("g", { id: `layer-${layer}` }, map);
   const lines = $("layer-lines");
   const points = $("layer-points");
@@ -48,7 +44,7 @@ function drawTree() {
       ? { x1: toMap.x(node.split), x2: toMap.x(node.split), y1: toMap.y(r.min_lat), y2: toMap.y(r.max_lat) }
       : { x1: toMap.x(r.min_lon), x2: toMap.x(r.max_lon), y1: toMap.y(node.split), y2: toMap.y(node.split) };
     svg("line", { ...line, class: `split depth-${Math.min(node.depth, 6)}`, "data-node": node.id }, lines);
-    const dot = svg("circle", { cx: toMap.x(node.lon), cy: toMap.y(node.lat), r: 3, class: "point",
+    const dot = svg("circle", { cx: toMap.x(node.lon), cy: toMap.y(node.lat), r: 3.5, class: "point",
       "data-node": node.id }, points);
     svg("title", {}, dot).textContent = `${node.name} (${node.category})`;
   }
@@ -58,16 +54,71 @@ function drawTree() {
   tree.byId = new Map(tree.nodes.map((node) => [node.id, node]));
 }
 
-function nodeName(id) {
-  const node = tree.byId.get(id);
-  return node ? node.name : String(id);
+// Scroll the trace list (only the list, never the page) so the current step shows.
+function keepInList(item) {
+  const list = $("trace-list");
+  const top = item.getBoundingClientRect().top - list.getBoundingClientRect().top + list.scrollTop;
+  if (top < list.scrollTop || top + item.offsetHeight > list.scrollTop + list.clientHeight) {
+    list.scrollTop = top - (list.clientHeight - item.offsetHeight) / 2;
+  }
 }
 
-function resultText() {
-  if (view.kind === "nearest") {
-    return view.result ? `${nodeName(view.result.id)} at ${fmt(view.result.distance)}°` : "none";
+// The touched part of the tree (pyapp.touched_tree): columns and rows scaled to pixels.
+const COLUMN = 16;
+const ROW = 26;
+const PAD = 12;
+
+function drawTouched() {
+  const touched = view.touched;
+  const at = (column, depth) => [PAD + column * COLUMN + COLUMN / 2, PAD + depth * ROW];
+  const tv = $("tree-view");
+  tv.replaceChildren();
+  const width = touched.columns * COLUMN + 2 * PAD;
+  const height = (touched.depth + 1) * ROW + 2 * PAD;
+  for (const [key, value] of Object.entries({ width, height, viewBox: `0 0 ${width} ${height}` })) {
+    tv.setAttribute(key, value);
   }
-  return view.result.length ? `${view.result.length} businesses within ${view.radius}°` : "no business in range";
+  const edges = svg("g", {}, tv);
+  const marks = svg("g", {}, tv);
+  const byId = new Map(touched.nodes.map((node) => [node.id, node]));
+  const jump = (element, step) => element.addEventListener("click", () => showStep(step));
+  for (const node of touched.nodes) {
+    const [x, y] = at(node.column, node.depth);
+    if (node.parent !== null) {
+      const parent = byId.get(node.parent);
+      svg("line", { x1: x, y1: y, x2: at(parent.column, parent.depth)[0], y2: at(parent.column, parent.depth)[1],
+        class: "edge", "data-step": node.step }, edges);
+    }
+    const dot = svg("circle", { cx: x, cy: y, r: 5, class: "node", "data-node": node.id, "data-step": node.step },
+      marks);
+    svg("title", {}, dot).textContent = `${tree.byId.get(node.id).name}: visited at step ${node.step}`;
+    jump(dot, node.step);
+  }
+  for (const stub of touched.pruned) {
+    const [x, y] = at(stub.column, stub.depth);
+    const parent = byId.get(stub.parent);
+    svg("line", { x1: x, y1: y, x2: at(parent.column, parent.depth)[0], y2: at(parent.column, parent.depth)[1],
+      class: "edge stub-edge", "data-step": stub.step }, edges);
+    const triangle = svg("path", { d: `M${x},${y - 5}l6,11h-12z`, class: "stub", "data-step": stub.step }, marks);
+    svg("title", {}, triangle).textContent = `${stub.size} businesses skipped at step ${stub.step}`;
+    svg("text", { x, y: y + 16, class: "size" }, marks).textContent = stub.size;
+    jump(triangle, stub.step);
+  }
+}
+
+function showTouched(step) {
+  const tv = $("tree-view");
+  for (const mark of tv.querySelectorAll("[data-step]")) {
+    mark.classList.toggle("seen", Number(mark.dataset.step) <= current);
+  }
+  for (const mark of tv.querySelectorAll(".current")) mark.classList.remove("current");
+  const node = tv.querySelector(`.node[data-node="${step.node_id}"]`);
+  node.classList.add("current");
+  const box = $("tree-scroll");
+  const x = Number(node.getAttribute("cx"));
+  const y = Number(node.getAttribute("cy"));
+  if (x < box.scrollLeft || x > box.scrollLeft + box.clientWidth) box.scrollLeft = x - box.clientWidth / 2;
+  if (y < box.scrollTop || y > box.scrollTop + box.clientHeight) box.scrollTop = y - box.clientHeight / 2;
 }
 
 function showStep(index) {
@@ -81,7 +132,7 @@ function showStep(index) {
   caption.dataset.action = step.action;
   caption.dataset.node = step.node_id;
   $("jump").value = current;
-  $("current-best").textContent = extra.best ? `${nodeName(extra.best.id)} at ${fmt(extra.best.distance)}°` : "–";
+  $("current-best").textContent = extra.best ? extra.best.text : "–";
   $("current-best").dataset.node = extra.best ? extra.best.id : "";
 
   const pruned = $("layer-pruned");
@@ -98,22 +149,27 @@ function showStep(index) {
     const s = view.trace[i];
     if (s.action === "report") {
       const node = tree.byId.get(s.node_id);
-      svg("circle", { cx: toMap.x(node.lon), cy: toMap.y(node.lat), r: 5, class: "reported" }, searchLayer);
+      svg("circle", { cx: toMap.x(node.lon), cy: toMap.y(node.lat), r: 6, class: "reported" }, searchLayer);
     }
   }
+  // The ring shows what is known at this step: the radius, or the best distance found so far.
+  const reach = view.kind === "radius" ? view.radius : extra.best && extra.best.distance;
+  if (reach) {
+    svg("circle", { cx: toMap.x(view.query.lon), cy: toMap.y(view.query.lat), r: toMap.r(reach), class: "reach",
+      "data-distance": reach }, searchLayer);
+  }
   const visited = tree.byId.get(step.node_id);
-  svg("circle", { cx: toMap.x(visited.lon), cy: toMap.y(visited.lat), r: 8, class: "current" }, searchLayer);
+  svg("circle", { cx: toMap.x(visited.lon), cy: toMap.y(visited.lat), r: 10, class: "current" }, searchLayer);
   if (extra.best) {
     const best = tree.byId.get(extra.best.id);
-    svg("circle", { cx: toMap.x(best.lon), cy: toMap.y(best.lat), r: 6, class: "best" }, searchLayer);
+    svg("circle", { cx: toMap.x(best.lon), cy: toMap.y(best.lat), r: 7, class: "best" }, searchLayer);
   }
-  for (const item of $("trace-list").querySelectorAll("[aria-current]")) item.removeAttribute("aria-current");
-  const item = $("trace-list").children[current - 1];
-  item.setAttribute("aria-current", "step");
   const list = $("trace-list");
-  if (item.offsetTop < list.scrollTop || item.offsetTop > list.scrollTop + list.clientHeight - item.offsetHeight) {
-    list.scrollTop = item.offsetTop - list.clientHeight / 2;
-  }
+  for (const item of list.querySelectorAll("[aria-current]")) item.removeAttribute("aria-current");
+  const item = list.children[current - 1];
+  item.setAttribute("aria-current", "step");
+  keepInList(item);
+  showTouched(step);
 }
 
 function drawQuery() {
@@ -121,12 +177,14 @@ function drawQuery() {
   overlay.replaceChildren();
   const x = toMap.x(view.query.lon);
   const y = toMap.y(view.query.lat);
-  svg("path", { d: `M${x - 9},${y}h18M${x},${y - 9}v18`, class: "query" }, overlay);
-  const reach = view.kind === "radius" ? view.radius : view.result && view.result.distance;
-  if (reach) {
-    // A circle in degrees is an ellipse on a map whose x axis is scaled to metres.
-    svg("ellipse", { cx: x, cy: y, rx: toMap.rx(reach), ry: toMap.ry(reach), class: "reach" }, overlay);
-  }
+  svg("path", { d: `M${x - 11},${y}h22M${x},${y - 11}v22`, class: "query" }, overlay);
+  $("reach-label").textContent = view.kind === "radius" ? "search radius" : "best distance so far";
+}
+
+function nextDecision() {
+  if (!view) return;
+  const next = view.steps.findIndex((extra, i) => i >= current && extra.decision);
+  showStep(next === -1 ? view.trace.length : next + 1);
 }
 
 function stopPlaying() {
@@ -136,26 +194,45 @@ function stopPlaying() {
   $("play").textContent = "Play";
 }
 
+function startPlaying() {
+  clearInterval(player);
+  $("play").setAttribute("aria-pressed", "true");
+  $("play").textContent = "Pause";
+  player = setInterval(() => {
+    if (!view || current >= view.trace.length) stopPlaying();
+    else showStep(current + 1);
+  }, Number($("speed").value));
+}
+
+function togglePlay() {
+  if (player) return stopPlaying();
+  if (view && current >= view.trace.length) showStep(1);
+  startPlaying();
+}
+
 async function runSearch() {
   stopPlaying();
   const [kind, radius] = $("kind").value.split(":");
   const args = { order: $("order").value, kind, lon: Number($("lon").value), lat: Number($("lat").value),
     radius: radius ? Number(radius) : null };
-  $("step-caption").textContent = "Searching…";
+  let shown;
   try {
-    view = await python.call("search_view", args);
+    shown = await python.call("search_view", args);
   } catch (error) {
-    $("step-caption").textContent = `The search could not run: ${error.message}`;
+    $("query-message").textContent = error.message;
     return;
   }
+  $("query-message").textContent = "";
+  view = shown;
   $("step-count").textContent = view.trace.length;
   $("jump").max = view.trace.length;
-  $("search-result").textContent = resultText();
+  $("search-result").textContent = view.result_text;
   $("nodes-visited").textContent = view.counts.nodes_visited;
   $("subtrees-pruned").textContent = view.counts.subtrees_pruned;
   const list = $("trace-list");
   list.replaceChildren(...view.steps.map((extra, i) => {
     const item = document.createElement("li");
+    if (extra.decision) item.className = "decision";
     const button = document.createElement("button");
     button.type = "button";
     button.className = "step-link";
@@ -165,6 +242,7 @@ async function runSearch() {
     return item;
   }));
   drawQuery();
+  drawTouched();
   showStep(1);
   document.dispatchEvent(new CustomEvent("search-shown", { detail: args }));
 }
@@ -182,6 +260,23 @@ function placeQuery(event) {
   runSearch();
 }
 
+const STEP_KEYS = {
+  ArrowRight: (event) => (event.shiftKey ? nextDecision() : showStep(current + 1)),
+  ArrowLeft: () => showStep(current - 1),
+  Home: () => showStep(1),
+  End: () => showStep(view ? view.trace.length : 1),
+  k: togglePlay,
+  K: togglePlay,
+};
+
+function stepByKey(event) {
+  const target = event.target;
+  if (!(event.key in STEP_KEYS) || event.ctrlKey || event.metaKey || event.altKey || target === map) return;
+  if (target.closest("input, select, textarea, [contenteditable]") || target.closest("#walkthrough")) return;
+  event.preventDefault();
+  STEP_KEYS[event.key](event);
+}
+
 python.ready.then(async () => {
   await loadTree();
   document.body.dataset.explorerReady = "true";
@@ -193,27 +288,21 @@ $("search-form").addEventListener("submit", (event) => { event.preventDefault();
 map.addEventListener("click", placeQuery);
 map.addEventListener("keydown", (event) => {
   const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
-  if (!(event.key in moves)) return;
+  if (!(event.key in moves) || !toMap) return;
   event.preventDefault();
   const [dx, dy] = moves[event.key];
   $("lon").value = (Number($("lon").value) + dx * 0.0002).toFixed(7);
-  $("lat").value = (Number($("lat").value) + dy * 0.0001).toFixed(7);
+  $("lat").value = (Number($("lat").value) + dy * 0.0002).toFixed(7);
   runSearch();
 });
+document.addEventListener("keydown", stepByKey);
 $("next-step").addEventListener("click", () => showStep(current + 1));
 $("prev-step").addEventListener("click", () => showStep(current - 1));
 $("first-step").addEventListener("click", () => showStep(1));
 $("last-step").addEventListener("click", () => showStep(view ? view.trace.length : 1));
+$("next-decision").addEventListener("click", nextDecision);
 $("jump").addEventListener("change", () => showStep(Number($("jump").value)));
-$("play").addEventListener("click", () => {
-  if (player) return stopPlaying();
-  if (view && current >= view.trace.length) showStep(1);
-  $("play").setAttribute("aria-pressed", "true");
-  $("play").textContent = "Pause";
-  player = setInterval(() => {
-    if (!view || current >= view.trace.length) stopPlaying();
-    else showStep(current + 1);
-  }, PLAY_MS);
-});
+$("play").addEventListener("click", togglePlay);
+$("speed").addEventListener("change", () => { if (player) startPlaying(); });
 
 setupWalkthrough(python, () => view);

@@ -33,7 +33,11 @@ async function fetchBytes(url) {
 }
 
 async function boot({ pyapp, wheels }) {
-  pyodide = await loadPyodide({ indexURL: new URL("../../pyodide/", import.meta.url).href });
+  pyodide = await loadPyodide({
+    indexURL: new URL("../../pyodide/", import.meta.url).href,
+    // The standard library precompiled at build time, which halves the boot; the build writes its hash here (DR-002).
+    stdLibURL: new URL("../../pyodide/python_stdlib.pyc.zip?v=STDLIB_PYC_HASH", import.meta.url).href,
+  });
   // pyapp is a wheel too, built from pyproject.toml (DR-002); each unpacks into the working folder, on sys.path.
   for (const url of [...wheels, pyapp]) {
     pyodide.unpackArchive(await fetchBytes(url), "wheel");

@@ -1,0 +1,112 @@
+"""Time to "Python ready": the site's pages against bare Pyodide pages, stock and precompiled stdlib (DR-002).
+
+    python bench/bench_pyc.py [--runs 5]
+
+Builds the site and adds two bare pages beside it: a worker that only calls
+``loadPyodide``, once with Pyodide's stock ``python_stdlib.zip`` and once with the
+site's precompiled one. Each run visits all four targets in turn (the order rotates
+between runs), each in a fresh on-disk Chromium profile: "cold" is the first visit,
+"warm" a new tab in the same profile. Prints min / median / max and the ratios of
+the medians, site / bare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+import build  # noqa: E402
+from bench_boot import visit  # noqa: E402
+from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from stats_util import summary  # noqa: E402
+
+BARE_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Bare Pyodide</title>
+<script type="module" src="bare.mjs"></script></head>
+<body><p id="python-status" data-state="loading">Loading…</p></body></html>
+"""
+
+# The page's status element and performance mark, as the site's python.mjs sets them.
+BARE_SCRIPT = """
+const worker = new Worker(new URL("bare-worker.mjs" + location.search, import.meta.url), { type: "module" });
+worker.onmessage = () => {
+  performance.mark("python-ready");
+  const status = document.getElementById("python-status");
+  status.dataset.state = "ready";
+  status.textContent = "Python ready";
+};
+"""
+
+BARE_WORKER = """
+import { loadPyodide } from "./pyodide/pyodide.mjs";
+const stdlib = new URL(import.meta.url).searchParams.get("stdlib");
+await loadPyodide({
+  indexURL: new URL("./pyodide/", import.meta.url).href,
+  ...(stdlib ? { stdLibURL: new URL(stdlib, import.meta.url).href } : {}),
+});
+self.postMessage("ready");
+"""
+
+TARGETS = {
+    "bare, stock stdlib": "bare.html",
+    "bare, precompiled stdlib": "bare.html?stdlib=pyodide/python_stdlib.pyc.zip",
+    "/ai-eval/": "ai-eval/",
+    "/explorer/": "explorer/",
+}
+VISITS = ("cold", "warm")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    times: dict[tuple[str, str], list[float]] = {(t, v): [] for t in TARGETS for v in VISITS}
+    kilobytes: dict[tuple[str, str], list[float]] = {(t, v): [] for t in TARGETS for v in VISITS}
+    with tempfile.TemporaryDirectory() as tmp:
+        dist = Path(tmp) / "dist"
+        build.build(dist=dist)
+        (dist / "bare.html").write_text(BARE_PAGE, encoding="utf-8")
+        (dist / "bare.mjs").write_text(BARE_SCRIPT, encoding="utf-8")
+        (dist / "bare-worker.mjs").write_text(BARE_WORKER, encoding="utf-8")
+        server = build.make_server(dist)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        origin = f"http://127.0.0.1:{server.server_address[1]}/"
+        names = list(TARGETS)
+        with sync_playwright() as playwright:
+            for run in range(args.runs):
+                for target in names[run % len(names):] + names[:run % len(names)]:
+                    profile = Path(tmp) / f"profile-{run}-{names.index(target)}"
+                    context = playwright.chromium.launch_persistent_context(
+                        str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+                    for visit_kind in VISITS:
+                        ms, received = visit(context, origin + TARGETS[target])
+                        times[target, visit_kind].append(ms)
+                        kilobytes[target, visit_kind].append(received / 1e3)
+                    context.close()
+        server.shutdown()
+    print(f"navigation to 'Python ready', ms and kB received (min / median / max), {args.runs} runs, turns taken")
+    for visit_kind in VISITS:
+        for target in TARGETS:
+            key = (target, visit_kind)
+            print(f"  {visit_kind:5} {target:26} {summary(times[key])} ms   {summary(kilobytes[key])} kB")
+    print("ratios of medians, site / bare")
+    median = {key: statistics.median(values) for key, values in times.items()}
+    for visit_kind in VISITS:
+        for page in ("/ai-eval/", "/explorer/"):
+            stock = median[page, visit_kind] / median["bare, stock stdlib", visit_kind]
+            precompiled = median[page, visit_kind] / median["bare, precompiled stdlib", visit_kind]
+            print(f"  {visit_kind:5} {page:11} / bare stock {stock:.2f}   / bare precompiled {precompiled:.2f}")
+
+
+if __name__ == "__main__":
+    main()

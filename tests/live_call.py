@@ -1,0 +1,41 @@
+"""Running pyapp's async call path on CPython in tests: one case through the real ``explain``."""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+
+from pyapp.client import HttpResponse
+from pyapp.evalset import EVAL_SET_VERSION, case, case_prompt, case_search
+from pyapp.providers import Settings
+from pyapp.walkthrough import Explained, explain
+
+
+def run_async(coroutine):
+    """Run ``coroutine`` to the end in a thread of its own: Playwright's sync API keeps a loop running in
+    the main thread once a browser test has run, and ``asyncio.run`` refuses to start beside it."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+def explain_case(response: HttpResponse, settings: Settings, key: str, case_id: str = "C01",
+                 run_id: str = "run-test") -> tuple[list[dict], Explained]:
+    """Ask case ``case_id`` of a run once, answered by ``response``: the entries appended and the result."""
+    appended: list[dict] = []
+
+    async def transport(request):
+        return response
+
+    async def sleep(seconds):
+        return None
+
+    async def append(entries):
+        appended.extend(entries)
+
+    the_case = case(case_id)
+    explained = run_async(explain(
+        {}, settings, key, transport=transport, sleep=sleep, clock=lambda: 0.0, append=append, run_id=run_id,
+        case_id=case_id, eval_set_version=EVAL_SET_VERSION, prompt=case_prompt(the_case),
+        result=case_search(the_case),
+    ))
+    return appended, explained

@@ -1,0 +1,168 @@
+"""Browser tests of the non-explorer pages' layout: no sideways scrolling at six widths, no axe-core
+violations at a phone's and a laptop's width, and the evaluation page's tables with runs loaded."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from eval_helpers import SETTINGS, WRONG_CLAIMS, answer_for, call
+
+import build
+from pyapp.evalset import case_ids
+from pyapp.export import export_json
+
+pytestmark = pytest.mark.browser
+
+WIDTHS = (360, 390, 768, 1024, 1280, 1440)
+STATIC_PAGES = ("", "decisions/", "decisions/DR-001/", "decisions/DR-006/", "no-such-page")
+AXE = build.ROOT / "node_modules" / "axe-core" / "axe.min.js"
+# Run ids and model names as long as the audit log allows: they must wrap, not widen the page.
+LONG_RUNS = ("run-" + "a" * 60, "run-" + "b" * 60)
+LONG_SETTINGS = {**SETTINGS, "model": "claude-a-very-long-model-name-that-goes-on-and-on-20261202-preview"}
+
+OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+RUN_AXE = """async () => {
+  const result = await axe.run(document, {resultTypes: ["violations"]});
+  return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join("; ")})`);
+}"""
+
+
+def long_runs_export(folder: Path) -> Path:
+    """Two complete runs with the longest ids, the second with one wrong claim per kind of check."""
+    entries = []
+    for n, run_id in enumerate(LONG_RUNS):
+        for i, case_id in enumerate(case_ids()):
+            wrong = WRONG_CLAIMS[i % len(WRONG_CLAIMS)] if n and i < len(WRONG_CLAIMS) else None
+            outcome = "not_grounded" if wrong else "grounded"
+            entries.append(call(run_id, case_id, outcome=outcome, answer=answer_for(case_id, wrong),
+                                settings=LONG_SETTINGS, time=100 * n + i))
+    path = folder / "long-runs.json"
+    path.write_text(export_json(entries), encoding="utf-8")
+    return path
+
+
+def page_at(browser, *, bypass_csp: bool = False):
+    context = browser.new_context(bypass_csp=bypass_csp, viewport={"width": 1280, "height": 800})
+    return context, context.new_page()
+
+
+def open_with_runs(page, site, tmp_path) -> None:
+    page.goto(site.url + "ai-eval/")
+    page.wait_for_selector("body[data-eval-ready='true']", timeout=90_000)
+    page.set_input_files("#import-file", str(long_runs_export(tmp_path)))
+    page.wait_for_selector(f"#runs tr[data-run='{LONG_RUNS[1]}']")
+    page.wait_for_selector("#case-table")
+    page.click("#compare")
+    page.wait_for_selector("#paired-table")
+
+
+def overflow_by_width(page) -> dict[int, int]:
+    found = {}
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 800})
+        found[width] = page.evaluate(OVERFLOW)
+    return {width: extra for width, extra in found.items() if extra > 0}
+
+
+@pytest.mark.parametrize("path", STATIC_PAGES)
+def test_page_does_not_scroll_sideways_at_any_width(browser, site, path):
+    context, page = page_at(browser)
+    try:
+        page.goto(site.url + path)
+        assert overflow_by_width(page) == {}
+    finally:
+        context.close()
+
+
+def test_evaluation_page_with_long_runs_loaded_does_not_scroll_sideways(browser, site, tmp_path):
+    context, page = page_at(browser)
+    try:
+        open_with_runs(page, site, tmp_path)
+        assert overflow_by_width(page) == {}
+    finally:
+        context.close()
+
+
+def axe_violations(page) -> dict[int, list[str]]:
+    found = {}
+    for width in (390, 1280):
+        page.set_viewport_size({"width": width, "height": 800})
+        found[width] = page.evaluate(RUN_AXE)
+    return {width: v for width, v in found.items() if v}
+
+
+# The pages' policy refuses the injected axe-core script (it is inline): these contexts bypass it.
+@pytest.mark.parametrize("path", STATIC_PAGES)
+def test_axe_finds_no_violations(browser, site, path):
+    context, page = page_at(browser, bypass_csp=True)
+    try:
+        page.goto(site.url + path)
+        page.add_script_tag(path=str(AXE))
+        assert axe_violations(page) == {}
+    finally:
+        context.close()
+
+
+def test_axe_finds_no_violations_on_the_evaluation_page_with_runs(browser, site, tmp_path):
+    context, page = page_at(browser, bypass_csp=True)
+    try:
+        open_with_runs(page, site, tmp_path)
+        page.add_script_tag(path=str(AXE))
+        assert axe_violations(page) == {}
+    finally:
+        context.close()
+
+
+def test_a_missing_page_gets_the_sites_404_page_with_working_links(browser, site):
+    context, page = page_at(browser)
+    try:
+        response = page.goto(site.url + "no-such-page")
+        assert response.status == 404
+        assert page.inner_text("h1") == "Page not found"
+        header = "() => getComputedStyle(document.querySelector('header.site')).borderBottomStyle"
+        assert page.evaluate(header) == "solid"  # the stylesheet loaded
+        page.click("main >> text=Decision records")
+        page.wait_for_url(site.url + "decisions/")
+    finally:
+        context.close()
+
+
+def test_base_url_field_shows_only_for_an_openai_compatible_server(browser, site):
+    context, page = page_at(browser)
+    try:
+        page.goto(site.url + "ai-eval/")
+        page.wait_for_selector("body[data-eval-ready='true']", timeout=90_000)
+        for provider, shown in (("anthropic", False), ("openai-compatible", True), ("openai", False)):
+            page.select_option("#provider", provider)
+            assert page.is_visible("#base-url") is shown, provider
+    finally:
+        context.close()
+
+
+def test_per_case_table_gives_each_failing_checks_reason_as_the_command_line_does(browser, site, tmp_path):
+    context, page = page_at(browser)
+    try:
+        open_with_runs(page, site, tmp_path)
+        page.locator(f"#runs tr[data-run='{LONG_RUNS[1]}'] button").click()
+        page.wait_for_selector(f"#run-detail[data-run='{LONG_RUNS[1]}']")
+        rows = {r.locator("td").first.inner_text(): r for r in page.locator("#case-table tbody tr").all()}
+        printed = subprocess.run([sys.executable, "-m", "pyapp", "report", str(tmp_path / "long-runs.json"),
+                                  "--run", LONG_RUNS[1]], capture_output=True, text=True, check=True).stdout
+        failures, case_id = [], None
+        for line in printed.splitlines():
+            if re.match(r"  C\d\d ", line):
+                case_id = line.split()[0]
+            elif line.strip().startswith("FAIL"):
+                failures.append((case_id, line.strip().removeprefix("FAIL").strip()))
+        assert len(failures) >= len(WRONG_CLAIMS)
+        for case_id, reason in failures:
+            assert reason in rows[case_id].locator("td").last.inner_text(), (case_id, reason)
+            outcome = rows[case_id].locator("td").nth(1)
+            assert outcome.inner_text() == "not grounded"  # said in words, coloured as well
+            assert outcome.locator("span").get_attribute("class") == "outcome-not_grounded"
+    finally:
+        context.close()

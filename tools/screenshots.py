@@ -1,0 +1,54 @@
+"""Write a PNG of every page at a phone's and a laptop's width into screenshots/, for review.
+
+Builds dist/, serves it on a loopback port and drives Debian's Chromium: ``make screenshots``.
+The Python pages are taken once Python is ready (or has failed).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+import build  # noqa: E402
+from conftest import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
+
+PAGES = {"home": "", "explorer": "explorer/", "ai-eval": "ai-eval/", "decisions": "decisions/",
+         "record": "decisions/DR-001/", "404": "no-such-page"}
+WIDTHS = (390, 1280)
+
+
+def main() -> int:
+    from playwright.sync_api import sync_playwright
+
+    dist = ROOT / "dist"
+    build.build(ROOT, dist)
+    out = ROOT / "screenshots"
+    out.mkdir(exist_ok=True)
+    served = serve(dist, "/")
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            for width in WIDTHS:
+                page = browser.new_page(viewport={"width": width, "height": 800})
+                for name, path in PAGES.items():
+                    page.goto(served.url + path)
+                    if page.locator("#python-status").count():
+                        page.wait_for_selector("#python-status:not([data-state='loading'])", timeout=90_000)
+                    if name == "ai-eval":  # the set and the runs are filled in after Python starts
+                        page.wait_for_selector("body[data-eval-ready='true']", timeout=90_000)
+                    target = out / f"{name}-{width}.png"
+                    page.screenshot(path=str(target), full_page=True)
+                    print(target.relative_to(ROOT))
+                page.close()
+            browser.close()
+    finally:
+        served.server.shutdown()
+        served.server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
