@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -21,9 +20,8 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-import build  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from serve import make_server  # noqa: E402
+from served_site import build_and_serve  # noqa: E402
 from stats_util import summary  # noqa: E402
 
 
@@ -50,11 +48,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        dist = Path(tmp) / "dist"
-        build.build(dist=dist)
-        server = make_server(dist)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        url = f"http://127.0.0.1:{server.server_address[1]}/ai-eval/"
+        url = build_and_serve(Path(tmp)) + "ai-eval/"
         results = {"cold": [], "warm (new tab, same profile)": []}
         with sync_playwright() as playwright:
             for run in range(args.runs):
@@ -64,7 +58,6 @@ def main() -> None:
                 results["cold"].append(visit(context, url))
                 results["warm (new tab, same profile)"].append(visit(context, url))
                 context.close()
-        server.shutdown()
         print("/ai-eval/: navigation to 'Python ready', ms and kB received (min / median / max)")
         for label, rows in results.items():
             times = [t for t, _ in rows]

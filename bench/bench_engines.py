@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -22,10 +21,9 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests")]
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-import build  # noqa: E402
 import engines  # noqa: E402
-import serve  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from served_site import build_and_serve  # noqa: E402
 from stats_util import summary  # noqa: E402
 
 READY_MS = "() => performance.getEntriesByName('python-ready')[0].startTime"
@@ -56,11 +54,7 @@ def main() -> None:
     parser.add_argument("--engines", nargs="+", default=list(engines.ENGINES), choices=engines.ENGINES)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as playwright:
-        dist = Path(tmp) / "dist"
-        build.build(dist=dist)
-        server = serve.make_server(dist)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        url = f"http://127.0.0.1:{server.server_address[1]}/ai-eval/"
+        url = build_and_serve(Path(tmp)) + "ai-eval/"
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         print(f"/ai-eval/: navigation to 'Python ready', ms (min / median / max of {args.runs} fresh starts)")
         for name in args.engines:
@@ -73,8 +67,6 @@ def main() -> None:
             print(f"  {name:8} {version:18} cold {summary([r[1] for r in rows])}   "
                   f"reload {summary([r[2] for r in rows])}")
         chromium.close()
-        server.shutdown()
-        server.server_close()
 
 
 if __name__ == "__main__":

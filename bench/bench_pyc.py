@@ -16,7 +16,6 @@ import argparse
 import statistics
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -25,9 +24,9 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-import build  # noqa: E402
 from bench_boot import visit  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from served_site import build_and_serve  # noqa: E402
 from stats_util import summary  # noqa: E402
 
 BARE_PAGE = """<!doctype html>
@@ -73,14 +72,8 @@ def main() -> None:
     times: dict[tuple[str, str], list[float]] = {(t, v): [] for t in TARGETS for v in VISITS}
     kilobytes: dict[tuple[str, str], list[float]] = {(t, v): [] for t in TARGETS for v in VISITS}
     with tempfile.TemporaryDirectory() as tmp:
-        dist = Path(tmp) / "dist"
-        build.build(dist=dist)
-        (dist / "bare.html").write_text(BARE_PAGE, encoding="utf-8")
-        (dist / "bare.mjs").write_text(BARE_SCRIPT, encoding="utf-8")
-        (dist / "bare-worker.mjs").write_text(BARE_WORKER, encoding="utf-8")
-        server = build.make_server(dist)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        origin = f"http://127.0.0.1:{server.server_address[1]}/"
+        origin = build_and_serve(Path(tmp), {"bare.html": BARE_PAGE, "bare.mjs": BARE_SCRIPT,
+                                             "bare-worker.mjs": BARE_WORKER})
         names = list(TARGETS)
         with sync_playwright() as playwright:
             for run in range(args.runs):
@@ -93,7 +86,6 @@ def main() -> None:
                         times[target, visit_kind].append(ms)
                         kilobytes[target, visit_kind].append(received / 1e3)
                     context.close()
-        server.shutdown()
     print(f"navigation to 'Python ready', ms and kB received (min / median / max), {args.runs} runs, turns taken")
     for visit_kind in VISITS:
         for target in TARGETS:

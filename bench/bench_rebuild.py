@@ -272,20 +272,14 @@ WATCH_RUNS = """new MutationObserver((_, observer) => {
 
 def page_reopen(sizes: list[int], repeats: int) -> None:
     """Ms from "Python ready" to the runs list and to the run detail, /ai-eval/ reopened on a stored log."""
-    import threading
 
     from playwright.sync_api import sync_playwright
 
-    import build
     from conftest import CHROMIUM, CHROMIUM_ARGS
-    from serve import make_server
+    from served_site import build_and_serve
 
     with tempfile.TemporaryDirectory() as tmp:
-        dist = Path(tmp) / "dist"
-        build.build(dist=dist)
-        server = make_server(dist)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        url = f"http://127.0.0.1:{server.server_address[1]}/ai-eval/"
+        url = build_and_serve(Path(tmp)) + "ai-eval/"
         print("\n/ai-eval/ reopened on a stored log, ms from 'Python ready' (min / median / max of "
               f"{repeats} new tabs; goal for 10,000 entries: runs list within 1,500 ms)")
         with sync_playwright() as playwright:
@@ -313,7 +307,6 @@ def page_reopen(sizes: list[int], repeats: int) -> None:
                     page.close()
                 context.close()
                 print(f"  {size:>7,} entries: runs list {spread(runs)}   newest run's detail {spread(details)}")
-        server.shutdown()
 
 
 def main() -> None:
