@@ -109,6 +109,14 @@ class PageWatch:
 
 
 @pytest.fixture
+def context(browser) -> Iterator[object]:
+    """A fresh browser context (its own storage) that accepts downloads, for tests that open several pages."""
+    context = browser.new_context(accept_downloads=True)
+    yield context
+    context.close()
+
+
+@pytest.fixture
 def watched(browser, site) -> Iterator[PageWatch]:
     context = browser.new_context()
     watch = PageWatch(context, site.origin)

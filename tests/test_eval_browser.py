@@ -62,12 +62,6 @@ class FakeAnthropic:
             "stop_reason": "tool_use", "usage": {"input_tokens": 1000, "output_tokens": 200}}))
 
 
-@pytest.fixture
-def context(browser):
-    context = browser.new_context(accept_downloads=True)
-    yield context
-    context.close()
-
 
 def open_eval(context, site):
     page = context.new_page()

@@ -157,12 +157,6 @@ def test_a_server_elsewhere_is_blocked_by_the_site_policy_and_the_message_says_s
 # --------------------------------------------------------------------------- runs under provider faults
 
 
-@pytest.fixture
-def context(browser):
-    context = browser.new_context()
-    yield context
-    context.close()
-
 
 def test_a_provider_that_dies_mid_run_stops_the_run_and_never_calls_it_complete(context, site):
     asked = []

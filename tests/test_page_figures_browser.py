@@ -44,12 +44,6 @@ def cli_text(*args: str) -> str:
                           check=True).stdout
 
 
-@pytest.fixture
-def context(browser):
-    context = browser.new_context(accept_downloads=True)
-    yield context
-    context.close()
-
 
 def runs_list_row(page, run_id: str) -> list[str]:
     return page.locator(f"#runs tr[data-run='{run_id}'] td").all_inner_texts()

@@ -19,12 +19,6 @@ ADD_ROWS = """async (rows) => {
 }"""
 
 
-@pytest.fixture
-def context(browser):
-    context = browser.new_context()
-    yield context
-    context.close()
-
 
 def test_corrupt_audit_entries_are_skipped_counted_and_kept(context, site):
     context.route(ANTHROPIC, FakeAnthropic())

@@ -16,12 +16,6 @@ pytestmark = pytest.mark.browser
 THROW_IN_WORKER = "() => { setTimeout(() => { throw new Error('a fault in the worker'); }); }"
 
 
-@pytest.fixture
-def context(browser):
-    context = browser.new_context()
-    yield context
-    context.close()
-
 
 def test_a_crash_after_boot_rejects_the_waiting_run_and_says_to_reload(context, site):
     fake = FakeAnthropic(stall={"C01"})
