@@ -9,11 +9,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_eval_browser import ANTHROPIC, FakeAnthropic, context, entries, export_json, open_eval, start_run
+from test_eval_browser import ANTHROPIC, FakeAnthropic, entries, export_json, open_eval, start_run
 from test_storage_browser import ADD_ROWS
 
 pytestmark = pytest.mark.browser
-__all__ = ["context"]  # the fixture, used by name
 
 
 def _import(page, path) -> str:

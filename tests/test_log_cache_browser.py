@@ -11,7 +11,7 @@ import json
 
 import pytest
 from eval_helpers import full_run
-from test_eval_browser import cli, context, entries, open_eval  # noqa: F401 - context is a fixture
+from test_eval_browser import cli, entries, open_eval
 
 from pyapp.export import export_json
 
