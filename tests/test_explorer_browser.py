@@ -271,9 +271,10 @@ def test_a_query_off_the_map_gets_a_message_and_keeps_the_search(watched, site):
 
 def test_tree_view_agrees_with_the_cli_and_jumps_to_a_node_step(watched, site):
     page = open_explorer(watched, site, 1280, 800)
-    page.select_option("#order", "shuffled")
-    page.wait_for_selector("#step-caption[data-step='1']")
     expected = cli_trace("shuffled", "nearest", "24.9445", "60.1705")
+    page.select_option("#order", "shuffled")
+    # The default search also sits at step 1; wait for the shuffled tree's first node.
+    page.wait_for_selector(f"#step-caption[data-step='1'][data-node='{expected['trace'][0]['node_id']}']")
     visits = {str(s["node_id"]): s["index"] for s in expected["trace"] if s["action"] == "visit"}
     shown = page.eval_on_selector_all("#tree-view .node", "dots => dots.map(d => [d.dataset.node, d.dataset.step])")
     assert {node: int(step) for node, step in shown} == visits
