@@ -34,6 +34,7 @@ import jinja2
 import markdown
 import yaml
 
+import offline
 import stdlib_pyc
 from hosting import CSP, host_files
 from pyapp_wheel import build_wheel
@@ -589,6 +590,12 @@ def load_site(root: Path = ROOT) -> Site:
     return site
 
 
+def pyodide_folder(runtime: Path) -> str:
+    """Where the site keeps Pyodide: a folder named by its version, so hosts may cache it for ever (DR-002)."""
+    version = json.loads((runtime / "package.json").read_text(encoding="utf-8"))["version"]
+    return f"pyodide/{version}"
+
+
 def collect_static(root: Path) -> dict[str, bytes]:
     """Every file copied as is: site assets, the Pyodide runtime, pyapp's wheel, vendored wheels."""
     files: dict[str, bytes] = {}
@@ -599,12 +606,14 @@ def collect_static(root: Path) -> dict[str, bytes]:
     missing = [name for name in PYODIDE_FILES if not (runtime / name).is_file()]
     if missing:
         raise BuildFailed([Problem("package.json", 1, f"Pyodide runtime missing {missing}: run 'npm ci' first")])
+    folder = pyodide_folder(runtime)
     for name in PYODIDE_FILES:
-        files[f"pyodide/{name}"] = (runtime / name).read_bytes()
+        files[f"{folder}/{name}"] = (runtime / name).read_bytes()
     worker = "static/js/worker.mjs"
     if worker in files:  # a site with Python pages: the worker loads the precompiled stdlib by its hash (DR-002)
-        stdlib = files["pyodide/python_stdlib.pyc.zip"] = stdlib_pyc.precompiled_stdlib(runtime)
-        files[worker] = files[worker].replace(b"STDLIB_PYC_HASH", content_hash(stdlib).encode())
+        stdlib = files[f"{folder}/python_stdlib.pyc.zip"] = stdlib_pyc.precompiled_stdlib(runtime)
+        files[worker] = (files[worker].replace(b"STDLIB_PYC_HASH", content_hash(stdlib).encode())
+                         .replace(b"PYODIDE_FOLDER", folder.encode()))
     if not (root / "pyproject.toml").is_file():
         raise BuildFailed([Problem("pyproject.toml", 1, "missing: it defines the package the site ships")])
     name, wheel = build_wheel(root)
@@ -851,6 +860,9 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
         else:
             html = renderer.render(page, page.url, title=page.title, description=page.description)
         emit(page.url, html)
+    worker_source = root / "site_src" / offline.SERVICE_WORKER
+    if worker_source.is_file():  # last: it lists every other file (DR-002)
+        emit(offline.SERVICE_WORKER, offline.service_worker(worker_source.read_text(encoding="utf-8"), out))
     documents = {document.url: document for document in [*site.records, *site.pages]}
     problems = renderer.problems + broken_links(out, documents, renderer.origins)
     if problems:

@@ -8,7 +8,7 @@ import http.server
 import io
 from pathlib import Path
 
-from hosting import SECURITY_HEADERS
+from hosting import SECURITY_HEADERS, cache_control
 
 
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
@@ -62,8 +62,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     def end_headers(self) -> None:
         for name, value in self.security_headers.items():
             self.send_header(name, value)
-        # Revalidate every time: cheap 304s, and a new build is never served stale.
-        self.send_header("Cache-Control", "no-cache")
+        # Kept for a year when the URL names the content, else revalidated: a new build is never served stale.
+        self.send_header("Cache-Control", cache_control(self.path))
         super().end_headers()
 
     def log_message(self, format: str, *args) -> None:  # noqa: A002 (stdlib signature)

@@ -24,6 +24,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+import build  # noqa: E402
 from bench_boot import visit  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from served_site import build_and_serve  # noqa: E402
@@ -46,11 +47,12 @@ worker.onmessage = () => {
 };
 """
 
+PYODIDE = build.pyodide_folder(build.ROOT / "node_modules" / "pyodide")
 BARE_WORKER = """
-import { loadPyodide } from "./pyodide/pyodide.mjs";
+import { loadPyodide } from "./PYODIDE/pyodide.mjs";
 const stdlib = new URL(import.meta.url).searchParams.get("stdlib");
 await loadPyodide({
-  indexURL: new URL("./pyodide/", import.meta.url).href,
+  indexURL: new URL("./PYODIDE/", import.meta.url).href,
   ...(stdlib ? { stdLibURL: new URL(stdlib, import.meta.url).href } : {}),
 });
 self.postMessage("ready");
@@ -58,7 +60,7 @@ self.postMessage("ready");
 
 TARGETS = {
     "bare, stock stdlib": "bare.html",
-    "bare, precompiled stdlib": "bare.html?stdlib=pyodide/python_stdlib.pyc.zip",
+    "bare, precompiled stdlib": f"bare.html?stdlib={PYODIDE}/python_stdlib.pyc.zip",
     "/ai-eval/": "ai-eval/",
     "/explorer/": "explorer/",
 }
@@ -73,7 +75,7 @@ def main() -> None:
     kilobytes: dict[tuple[str, str], list[float]] = {(t, v): [] for t in TARGETS for v in VISITS}
     with tempfile.TemporaryDirectory() as tmp:
         origin = build_and_serve(Path(tmp), {"bare.html": BARE_PAGE, "bare.mjs": BARE_SCRIPT,
-                                             "bare-worker.mjs": BARE_WORKER})
+                                             "bare-worker.mjs": BARE_WORKER.replace("PYODIDE", PYODIDE)})
         names = list(TARGETS)
         with sync_playwright() as playwright:
             for run in range(args.runs):

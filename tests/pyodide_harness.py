@@ -49,10 +49,10 @@ process.stdout.write(String(py.runPython(readFileSync(%(script)s, "utf8"))));
 """
 
 BROWSER_WORKER = BOOT + """
-import { loadPyodide } from "./pyodide/pyodide.mjs";
+import { loadPyodide } from "./%(pyodide)s/pyodide.mjs";
 const bytes = async (url) => new Uint8Array(await (await fetch(url)).arrayBuffer());
 const ready = (async () => boot(
-  loadPyodide, { indexURL: new URL("./pyodide/", import.meta.url).href },
+  loadPyodide, { indexURL: new URL("./%(pyodide)s/", import.meta.url).href },
   await Promise.all(%(wheels)s.map(bytes)),
   await Promise.all(%(extras)s.map(async (name) => [name, await bytes("harness-extra/" + name)])),
 ))();
@@ -135,12 +135,13 @@ class BrowserPython:
         wheels = sorted(path for path in files if path.endswith(".whl"))
         (self.folder / "harness-worker.mjs").write_text(BROWSER_WORKER % {
             "wheels": json.dumps(wheels), "extras": json.dumps(sorted(self.extra_files)),
+            "pyodide": build.pyodide_folder(PYODIDE.parent),
         }, encoding="utf-8")
         self._server = make_server(self.folder)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         self._playwright = sync_playwright().start()
         self._browser = self._playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        self._page = self._browser.new_page()
+        self._page = self._browser.new_page(service_workers="block")  # the site's offline copy is not measured
         self._page.goto(f"http://127.0.0.1:{self._server.server_address[1]}/")
         return self
 

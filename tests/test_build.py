@@ -75,8 +75,11 @@ def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     (root / "decisions").mkdir(parents=True)
     shutil.copytree(build.ROOT / "site_src" / "templates", root / "site_src" / "templates")
-    # The templates' one asset; the pages that load scripts are not part of this project.
+    # The templates' assets and the service worker; the pages that load scripts are not part of this project.
     shutil.copytree(build.ROOT / "site_src" / "static" / "css", root / "site_src" / "static" / "css")
+    (root / "site_src" / "static" / "js").mkdir()
+    shutil.copy(build.ROOT / "site_src" / "static" / "js" / "start.js", root / "site_src" / "static" / "js")
+    shutil.copy(build.ROOT / "site_src" / "sw.js", root / "site_src")
     (root / "site_src" / "pages").mkdir()
     (root / "site_src" / "pages" / "index.md").write_text(
         "---\ntitle: Home\n---\n# Home\n\nSee DR-001 and [the records](decisions/).\n", encoding="utf-8")
@@ -87,6 +90,7 @@ def project(tmp_path: Path) -> Path:
     runtime.mkdir(parents=True)
     for name in build.PYODIDE_FILES:
         (runtime / name).write_bytes(name.encode())
+    (runtime / "package.json").write_text('{"version": "0.0.1"}', encoding="utf-8")
     (root / "pyapp").mkdir()
     (root / "pyapp" / "__init__.py").write_text("__version__ = '0'\n", encoding="utf-8")
     (root / "pyproject.toml").write_text(SMALL_PYPROJECT, encoding="utf-8")
@@ -105,7 +109,7 @@ def problems_of(root: Path) -> list[str]:
 def test_small_site_renders_records_index_feed_and_pages(project, tmp_path):
     files = build.build(project, tmp_path / "dist")
     for path in ["index.html", "decisions/index.html", "decisions/DR-001/index.html", "decisions/DR-002/index.html",
-                 "decisions/feed.xml", "decisions/src/DR-001-first.md", "pyodide/pyodide.asm.wasm",
+                 "decisions/feed.xml", "decisions/src/DR-001-first.md", "pyodide/0.0.1/pyodide.asm.wasm",
                  "app/small_site-0.1-py3-none-any.whl"]:
         assert path in files, path
         assert (tmp_path / "dist" / path).is_file()
@@ -185,7 +189,7 @@ BROKEN = [
     ("template-asset-call", lambda r: add_to_template(r, "page.html.j2", "<img src=\"{{ asset('static/no.png') }}\">"),
      "site_src/templates/page.html.j2:3: asset 'static/no.png' is not a file of the site"),
     ("template-written-absolute-url", lambda r: add_to_template(r, "records.html.j2", "<a href=\"/about/\">x</a>"),
-     "decisions/index.html:27: absolute link '/about/': links must be relative, written by the templates of this page"),
+     "decisions/index.html:28: absolute link '/about/': links must be relative, written by the templates of this page"),
     ("template-page-literal-link", lambda r: add_page(r, "more.html", TEMPLATE_PAGE.replace("{}", "<a href=gone/>")),
      "site_src/pages/more.html:6: broken internal link 'gone/'"),
     ("template-page-link-call", lambda r: add_page(r, "more.html", TEMPLATE_PAGE.replace(
@@ -339,7 +343,7 @@ def test_real_site_has_only_relative_urls_and_a_csp_on_every_page(dist):
 
 
 def test_real_site_contents(dist):
-    for path in ["index.html", "decisions/index.html", "decisions/feed.xml", "pyodide/pyodide.asm.wasm",
+    for path in ["index.html", "decisions/index.html", "decisions/feed.xml", "pyodide/314.0.8/pyodide.asm.wasm",
                  "explorer/index.html", "ai-eval/index.html", "_headers", ".htaccess",
                  "app/kd_tree_explorer-0.1.0-py3-none-any.whl"]:
         assert (dist / path).is_file(), path

@@ -49,10 +49,11 @@ def test_host_forbidding_webassembly_gets_a_clear_message_not_a_hang(browser, di
 def test_served_with_wasm_and_module_mime_types(site):
     import urllib.request
 
-    for path, mime in [("pyodide/pyodide.asm.wasm", "application/wasm"), ("pyodide/pyodide.mjs", "text/javascript"),
-                       ("static/js/worker.mjs", "text/javascript")]:
+    pyodide = build.pyodide_folder(build.ROOT / "node_modules" / "pyodide")
+    for path, mime in [(f"{pyodide}/pyodide.asm.wasm", "application/wasm"),
+                       (f"{pyodide}/pyodide.mjs", "text/javascript"), ("static/js/worker.mjs", "text/javascript")]:
         with urllib.request.urlopen(site.url + path) as response:
             assert response.headers["Content-Type"] == mime
             assert "'wasm-unsafe-eval'" in response.headers["Content-Security-Policy"]
     with pytest.raises(urllib.error.HTTPError):
-        urllib.request.urlopen(site.origin + "/pyodide/pyodide.mjs")  # outside the /kd/ prefix
+        urllib.request.urlopen(f"{site.origin}/{pyodide}/pyodide.mjs")  # outside the /kd/ prefix

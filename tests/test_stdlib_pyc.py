@@ -16,7 +16,7 @@ import stdlib_pyc
 from pyodide_harness import run_in_node
 
 RUNTIME = build.ROOT / "node_modules" / "pyodide"
-STDLIB_PYC = "pyodide/python_stdlib.pyc.zip"
+STDLIB_PYC = f"{build.pyodide_folder(RUNTIME)}/python_stdlib.pyc.zip"
 
 CLI_SAMPLE = [
     ["trace", "--order", "median-first", "--kind", "nearest", "--lon", "24.944", "--lat", "60.170", "--json"],

@@ -34,7 +34,8 @@ export function startPython() {
   data.pythonStarted = "true"; // boot-watch.js stands down: this module's time limit applies
   const absolute = (path) => new URL(path, document.baseURI).href;
   const timeoutMs = Number(data.bootTimeoutMs);
-  const worker = new Worker(absolute(data.worker), { type: "module" });
+  // start.js, the page's first script, started the worker and sent it its init (DR-002).
+  const { worker, takeEarlyEvents } = window.pythonWorker;
   warnIfWorkerPolicyMissing(absolute(data.worker));
   const pending = new Map();
   const listeners = new Set();
@@ -72,15 +73,16 @@ export function startPython() {
         "(its Content-Security-Policy needs 'wasm-unsafe-eval'), or the network is too slow. Reload to try again."),
       timeoutMs,
     );
-    worker.addEventListener("error", (event) => {
+    const handlers = {};
+    handlers.error = (event) => {
       if (booted) crash();
       else fail(event.message || "the worker script failed to load");
-    });
-    worker.addEventListener("messageerror", () => {
+    };
+    handlers.messageerror = () => {
       if (booted) crash();
       else fail("a message from the worker could not be read");
-    });
-    worker.addEventListener("message", (event) => {
+    };
+    handlers.message = (event) => {
       const message = event.data;
       if (message.type === "ready") {
         clearTimeout(timer);
@@ -99,13 +101,9 @@ export function startPython() {
       } else if (message.type === "event") {
         for (const listener of listeners) listener(message.event);
       }
-    });
-  });
-
-  worker.postMessage({
-    type: "init",
-    pyapp: absolute(data.pyapp),
-    wheels: JSON.parse(data.wheels || "[]").map(absolute),
+    };
+    for (const [kind, handler] of Object.entries(handlers)) worker.addEventListener(kind, handler);
+    for (const event of takeEarlyEvents()) handlers[event.type](event);
   });
 
   return {

@@ -1,5 +1,5 @@
 // The Web Worker that runs Pyodide and pyapp, so long computations never freeze the page.
-import { loadPyodide } from "../../pyodide/pyodide.mjs";
+import { loadPyodide } from "../../PYODIDE_FOLDER/pyodide.mjs";
 import * as auditStore from "./audit-store.mjs";
 
 let pyodide = null;
@@ -33,14 +33,17 @@ async function fetchBytes(url) {
 }
 
 async function boot({ pyapp, wheels }) {
+  // The wheels download while Pyodide loads (DR-002); a failure is reported where each is awaited.
+  const archives = [...wheels, pyapp].map(fetchBytes);
+  for (const archive of archives) archive.catch(() => {});
   pyodide = await loadPyodide({
-    indexURL: new URL("../../pyodide/", import.meta.url).href,
+    indexURL: new URL("../../PYODIDE_FOLDER/", import.meta.url).href,
     // The standard library precompiled at build time, which halves the boot; the build writes its hash here (DR-002).
-    stdLibURL: new URL("../../pyodide/python_stdlib.pyc.zip?v=STDLIB_PYC_HASH", import.meta.url).href,
+    stdLibURL: new URL("../../PYODIDE_FOLDER/python_stdlib.pyc.zip?v=STDLIB_PYC_HASH", import.meta.url).href,
   });
   // pyapp is a wheel too, built from pyproject.toml (DR-002); each unpacks into the working folder, on sys.path.
-  for (const url of [...wheels, pyapp]) {
-    pyodide.unpackArchive(await fetchBytes(url), "wheel");
+  for (const archive of archives) {
+    pyodide.unpackArchive(await archive, "wheel");
   }
   pyodide.registerJsModule("kdt_audit_store", auditStore);
   pyodide.registerJsModule("kdt_worker", {
