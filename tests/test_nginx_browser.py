@@ -26,6 +26,7 @@ from pyapp import __version__
 pytestmark = pytest.mark.browser
 
 NGINX = "/usr/sbin/nginx"
+PYODIDE = build.pyodide_folder(build.ROOT / "node_modules" / "pyodide")
 README_DIST = "/srv/kd-tree-explorer/dist"
 MJS_TYPE = "text/javascript mjs;"
 # The type lines of the http block of Debian's /etc/nginx/nginx.conf.
@@ -141,7 +142,7 @@ def test_readme_server_block_boots_python_with_the_worker_policy(nginx, browser,
 def test_readme_server_block_sends_types_policy_caching_and_compression(nginx):
     server = nginx(readme_server_block())
     expected = [
-        ("kd/pyodide/pyodide.asm.wasm", "application/wasm"),
+        (f"kd/{PYODIDE}/pyodide.asm.wasm", "application/wasm"),
         ("kd/static/js/worker.mjs", "text/javascript"),
         ("kd/static/js/boot-watch.js", "application/javascript; charset=utf-8"),
         ("kd/explorer/", "text/html; charset=utf-8"),
@@ -157,12 +158,35 @@ def test_readme_server_block_sends_types_policy_caching_and_compression(nginx):
         assert response.headers["Content-Type"] == content_type, path
         assert response.headers["Content-Security-Policy"] == hosting.CSP_HEADER, path
         assert response.headers["X-Content-Type-Options"] == "nosniff", path
-    wasm = f"{server.origin}/pyodide/pyodide.asm.wasm"
-    assert head(wasm).headers["Cache-Control"] == "no-cache"
-    with urllib.request.urlopen(urllib.request.Request(wasm, headers={"Accept-Encoding": "gzip"})) as response:
-        assert response.headers["Content-Encoding"] == "gzip"
-        body = response.read()
-    assert len(body) < len(gzip.decompress(body)) / 2
+    for path in (f"{PYODIDE}/pyodide.asm.wasm", f"{PYODIDE}/pyodide.asm.mjs", f"{PYODIDE}/pyodide-lock.json",
+                 "static/js/worker.mjs", "answer-schema.json"):
+        request = urllib.request.Request(f"{server.origin}/kd/{path}", headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(request) as response:
+            assert response.headers["Content-Encoding"] == "gzip", path
+            body = response.read()
+        assert len(body) < len(gzip.decompress(body)) * 0.6, path
+
+
+def test_readme_server_block_keeps_versioned_files_for_a_year_and_revalidates_the_rest(nginx, dist):
+    """Pyodide's version folder and every ?v=<content hash> URL the pages write are immutable; pages,
+    modules imported by name and the service worker are revalidated, so a new build is never stale."""
+    server = nginx(readme_server_block())
+    explorer = (dist / "explorer" / "index.html").read_text(encoding="utf-8")
+    hashed = re.findall(r'(?:href|src|data-worker|data-pyapp)="\.\./([^"]+\?v=[0-9a-f]{12})"', explorer)
+    assert {"static/js/worker.mjs", "static/js/start.js", "static/css/site.css"} <= {h.split("?")[0] for h in hashed}
+    worker = (dist / "static" / "js" / "worker.mjs").read_text(encoding="utf-8")
+    stdlib = re.search(r'"\.\./\.\./(pyodide/[^"]+\?v=[0-9a-f]{12})"', worker).group(1)
+    immutable = [*hashed, stdlib, f"{PYODIDE}/pyodide.asm.wasm", f"{PYODIDE}/pyodide.mjs"]
+    revalidated = ["", "explorer/", "static/js/python.mjs", "static/js/audit-store.mjs", "sw.js", "decisions/feed.xml"]
+    for prefix in ("/", "/kd/"):
+        for path in immutable:
+            headers = head(server.origin + prefix + path).headers
+            assert headers["Cache-Control"] == hosting.IMMUTABLE, path
+            assert headers["Content-Security-Policy"] == hosting.CSP_HEADER, path  # add_header at one level
+        for path in revalidated:
+            assert head(server.origin + prefix + path).headers["Cache-Control"] == "no-cache", path
+    assert hosting.cache_control("/static/js/python.mjs") == "no-cache"  # the dev server agrees
+    assert all(hosting.cache_control("/" + path) == hosting.IMMUTABLE for path in immutable)
 
 
 def test_debian_mime_types_without_mjs_says_python_could_not_start(nginx, browser):
