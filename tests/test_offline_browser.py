@@ -132,3 +132,37 @@ def test_a_new_build_of_the_site_replaces_the_kept_copy(browser, dist, tmp_path)
         context.close()
         served.server.shutdown()
         served.server.server_close()
+
+
+def pump_until(page, condition, timeout: float = 10) -> bool:
+    """Let the page run until ``condition()`` holds (True) or ``timeout`` s have passed (False)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        page.wait_for_timeout(100)  # Playwright handles the page's events meanwhile
+    return True
+
+
+def test_first_script_starts_the_worker_and_the_wheels_download_while_pyodide_loads(browser, site):
+    """python.mjs held back: the worker starts anyway. pyodide.asm.wasm held back: pyapp's wheel is asked for."""
+    context = browser.new_context(service_workers="block")
+    asked: set[str] = set()
+    context.on("request", lambda r: asked.add("worker") if "/static/js/worker.mjs" in r.url else None)
+    context.on("request", lambda r: asked.add("wheel") if "/app/" in r.url and ".whl" in r.url else None)
+    held, released = [], False
+    for pattern in ("**/static/js/python.mjs", "**/pyodide.asm.wasm"):
+        context.route(pattern, lambda route: route.continue_() if released else held.append(route))
+    try:
+        page = context.new_page()
+        page.goto(site.url + "explorer/", wait_until="commit")
+        worker_in_time = pump_until(page, lambda: "worker" in asked)
+        wheel_in_time = pump_until(page, lambda: "wheel" in asked)
+        released = True
+        for route in held:
+            route.continue_()
+        assert wait_for_python(page).startswith("Python ready")
+        assert worker_in_time, "the worker waited for python.mjs"
+        assert wheel_in_time, "pyapp's wheel waited for Pyodide"
+    finally:
+        context.close()
