@@ -1,10 +1,14 @@
-"""Time from navigation to "Python ready" on /ai-eval/, cold and warm, with bytes transferred.
+"""Time from navigation to "Python ready" on /ai-eval/, cold, warm and on a repeat visit, with bytes.
 
     python bench/bench_boot.py [--runs 5]
 
 Builds the site, serves it on 127.0.0.1 with the built-in server, and drives
 Debian's Chromium. "Cold" is a fresh on-disk profile; "warm" is a new tab in a
-profile that has loaded the page once. Prints min / median / max.
+profile that has loaded the page once, with the service worker blocked (the HTTP
+cache only). "Repeat" is a new tab once the service worker a first visit registered
+is active (DR-002), online and with the network cut; for those the server counts what
+it sends, so the browser's own check for a new sw.js is counted too. Prints min /
+median / max.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from served_site import build_and_serve  # noqa: E402
+from served_site import Traffic, build_and_serve  # noqa: E402
 from stats_util import summary  # noqa: E402
 
 
@@ -43,26 +47,59 @@ def visit(context, url: str) -> tuple[float, int]:
     return ready, sum(received)
 
 
+ACTIVE = "navigator.serviceWorker.ready.then((r) => new Promise((resolve) => r.active.state === 'activated' ? " \
+         "resolve() : r.active.addEventListener('statechange', () => r.active.state === 'activated' && resolve())))"
+
+
+def repeat_visit(context, url: str, traffic: Traffic) -> tuple[float, int, int]:
+    """A new tab on ``url``; return (ms to Python ready, requests the server answered, bytes it sent)."""
+    traffic.reset()
+    ms, _ = visit(context, url)
+    return ms, len(traffic.requests), traffic.bytes
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
+    traffic = Traffic()
     with tempfile.TemporaryDirectory() as tmp:
-        url = build_and_serve(Path(tmp)) + "ai-eval/"
+        url = build_and_serve(Path(tmp), traffic=traffic) + "ai-eval/"
         results = {"cold": [], "warm (new tab, same profile)": []}
+        repeats = {"repeat, service worker": [], "repeat, service worker, offline": []}
         with sync_playwright() as playwright:
             for run in range(args.runs):
                 profile = Path(tmp) / f"profile-{run}"
                 context = playwright.chromium.launch_persistent_context(
-                    str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+                    str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+                    service_workers="block")
                 results["cold"].append(visit(context, url))
                 results["warm (new tab, same profile)"].append(visit(context, url))
+                context.close()
+                context = playwright.chromium.launch_persistent_context(
+                    str(Path(tmp) / f"profile-sw-{run}"), executable_path=CHROMIUM, headless=True,
+                    args=CHROMIUM_ARGS)
+                first = context.new_page()
+                first.goto(url)
+                first.wait_for_selector("#python-status[data-state='ready']", timeout=120_000)
+                first.evaluate(ACTIVE)
+                first.close()
+                repeats["repeat, service worker"].append(repeat_visit(context, url, traffic))
+                online_requests = list(traffic.requests)
+                context.set_offline(True)
+                repeats["repeat, service worker, offline"].append(repeat_visit(context, url, traffic))
                 context.close()
         print("/ai-eval/: navigation to 'Python ready', ms and kB received (min / median / max)")
         for label, rows in results.items():
             times = [t for t, _ in rows]
             kilobytes = [b / 1e3 for _, b in rows]
-            print(f"  {label:30} {summary(times)} ms   {summary(kilobytes)} kB")
+            print(f"  {label:34} {summary(times)} ms   {summary(kilobytes)} kB")
+        print("  repeat visits: requests the server answered and bytes it sent")
+        for label, rows in repeats.items():
+            times = [t for t, _, _ in rows]
+            print(f"  {label:34} {summary(times)} ms   {summary([r for _, r, _ in rows])} requests   "
+                  f"{summary([b for _, _, b in rows])} B")
+        print(f"  what the server answered on the last online repeat visit: {online_requests}")
 
 
 if __name__ == "__main__":
