@@ -58,8 +58,13 @@ test: $(VENV)/.test-deps node_modules/.package-lock.json chromium nginx engines
 	$(PY) -m pytest
 
 # Benchmarks print min / median / max; they are never part of `make test`.
-bench: $(VENV)/.test-deps node_modules/.package-lock.json chromium engines
+$(VENV)/.bench-deps: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e '.[test,bench]'
+	touch $@ $(VENV)/.test-deps $(VENV)/.site-deps
+
+bench: $(VENV)/.bench-deps node_modules/.package-lock.json chromium engines
 	$(PY) bench/bench_build.py
+	$(PY) bench/bench_compression.py
 	$(PY) bench/bench_boot.py --runs 5
 	$(PY) bench/bench_pyc.py --runs 5
 	$(PY) bench/bench_engines.py --runs 3

@@ -1,0 +1,44 @@
+// The first script of every page (classic and deferred, so it runs before the page's modules).
+// On a page that runs Python it starts the worker at once, so Pyodide loads while the page's
+// modules arrive; python.mjs takes the worker over. On every page it registers the service
+// worker that keeps the site for offline visits, once the page has loaded what it needs (DR-002).
+"use strict";
+(() => {
+  const serviceWorker = new URL("../../sw.js", document.currentScript.src); // this file is static/js/start.js
+  const register = () => {
+    if (!("serviceWorker" in navigator)) return; // plain http to another host, or a browser without them
+    // A host or browser that refuses it loses only the offline copy.
+    navigator.serviceWorker.register(serviceWorker).catch(() => {});
+  };
+  const data = document.body.dataset;
+  if (!data.worker) {
+    window.addEventListener("load", register, { once: true });
+    return;
+  }
+  const absolute = (path) => new URL(path, document.baseURI).href;
+  const worker = new Worker(absolute(data.worker), { type: "module" });
+  const early = [];
+  const keep = (event) => early.push(event);
+  const kinds = ["message", "error", "messageerror"];
+  for (const kind of kinds) worker.addEventListener(kind, keep);
+  // Registered after Python is ready: by then the first visit has fetched every file the
+  // service worker keeps, so it confirms them (304s) instead of downloading them again.
+  worker.addEventListener("message", function onReady(event) {
+    if (event.data.type !== "ready") return;
+    worker.removeEventListener("message", onReady);
+    register();
+  });
+  worker.postMessage({
+    type: "init",
+    pyapp: absolute(data.pyapp),
+    wheels: JSON.parse(data.wheels || "[]").map(absolute),
+  });
+  window.pythonWorker = {
+    worker,
+    /** The events the worker sent before python.mjs listened, once: from then on it listens itself. */
+    takeEarlyEvents() {
+      for (const kind of kinds) worker.removeEventListener(kind, keep);
+      return early.splice(0);
+    },
+  };
+})();
