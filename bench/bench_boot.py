@@ -66,7 +66,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         url = build_and_serve(Path(tmp), traffic=traffic) + "ai-eval/"
         results = {"cold": [], "warm (new tab, same profile)": []}
-        repeats = {"repeat, service worker": [], "repeat, service worker, offline": []}
+        repeats = {"repeat 1, service worker": [], "repeat 2, service worker": [],
+                   "repeat 3, service worker, offline": []}
         with sync_playwright() as playwright:
             for run in range(args.runs):
                 profile = Path(tmp) / f"profile-{run}"
@@ -84,10 +85,11 @@ def main() -> None:
                 first.wait_for_selector("#python-status[data-state='ready']", timeout=120_000)
                 first.evaluate(ACTIVE)
                 first.close()
-                repeats["repeat, service worker"].append(repeat_visit(context, url, traffic))
+                repeats["repeat 1, service worker"].append(repeat_visit(context, url, traffic))
+                repeats["repeat 2, service worker"].append(repeat_visit(context, url, traffic))
                 online_requests = list(traffic.requests)
                 context.set_offline(True)
-                repeats["repeat, service worker, offline"].append(repeat_visit(context, url, traffic))
+                repeats["repeat 3, service worker, offline"].append(repeat_visit(context, url, traffic))
                 context.close()
         print("/ai-eval/: navigation to 'Python ready', ms and kB received (min / median / max)")
         for label, rows in results.items():

@@ -1,0 +1,97 @@
+"""Building the site against ``mkdocs build`` on the same Markdown, each as a whole process.
+
+    python bench/bench_mkdocs.py [--repeat 5]
+
+Both build from a copy in a temporary folder: this project with ``python build.py --root``
+(records, pages, templates, the Pyodide runtime copied, the wheel and the service worker
+written), MkDocs 1.6 (the ``bench`` extra, not a dependency of the site) with its own theme
+and the same Markdown extensions, over the same records and home page. Rows: the real
+records, then 100 and 1,000 generated ones (as ``bench_build.py`` makes them). Turns are
+taken; each row prints min / median / max in ms and the ratio of the medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from bench_build import generated_project  # noqa: E402
+
+import build  # noqa: E402
+from stats_util import summary  # noqa: E402
+
+MKDOCS_YML = """site_name: K-d Tree Explorer
+theme: mkdocs
+markdown_extensions: [tables, fenced_code, toc, attr_list]
+"""
+
+
+def real_project(base: Path) -> Path:
+    root = base / "project-real"
+    for name in ("decisions", "site_src", "pyapp", "vendor"):
+        shutil.copytree(build.ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(build.ROOT / "pyproject.toml", root / "pyproject.toml")
+    (root / "node_modules").mkdir()
+    (root / "node_modules" / "pyodide").symlink_to(build.ROOT / "node_modules" / "pyodide")
+    return root
+
+
+def mkdocs_project(project: Path) -> Path:
+    """A MkDocs project holding the same Markdown: the home page and every record."""
+    root = project.parent / (project.name + "-mkdocs")
+    (root / "docs" / "decisions").mkdir(parents=True)
+    (root / "mkdocs.yml").write_text(MKDOCS_YML, encoding="utf-8")
+    shutil.copy(project / "site_src" / "pages" / "index.md", root / "docs" / "index.md")
+    for record in sorted((project / "decisions").glob("*.md")):
+        shutil.copy(record, root / "docs" / "decisions" / record.name)
+    return root
+
+
+def run(command: list[str], cwd: Path) -> float:
+    """Milliseconds one whole process takes."""
+    started = time.perf_counter()
+    subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return (time.perf_counter() - started) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    python = sys.executable
+    mkdocs = [python, "-m", "mkdocs", "build", "--quiet"]
+    print("whole process, ms (min / median / max), this build vs mkdocs build; ratio of medians")
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        rows = []
+        for label, project in [("real records", real_project(base)),
+                               *((f"{n} generated", generated_project(base, n)) for n in (100, 1000))]:
+            docs = mkdocs_project(project)
+            records = len(list((project / "decisions").glob("*.md")))
+            ours, theirs = [], []
+            run([python, str(build.ROOT / "build.py"), "--root", str(project)], project)  # fills the caches
+            for _ in range(args.repeat):
+                ours.append(run([python, str(build.ROOT / "build.py"), "--root", str(project)], project))
+                theirs.append(run(mkdocs, docs))
+            ratio = statistics.median(ours) / statistics.median(theirs)
+            rows.append((records, ours, theirs))
+            print(f"  {label:14} {records:5} records  build.py {summary(ours)}   mkdocs {summary(theirs)}   "
+                  f"ratio {ratio:.2f}")
+        (n1, ours1, theirs1), (n2, ours2, theirs2) = rows[1], rows[2]
+        for name, t1, t2 in (("build.py", ours1, ours2), ("mkdocs", theirs1, theirs2)):
+            per_record = (statistics.median(t2) - statistics.median(t1)) / (n2 - n1)
+            print(f"  {name}: {per_record:.2f} ms per record between {n1} and {n2} records")
+
+
+if __name__ == "__main__":
+    main()
