@@ -65,6 +65,7 @@ $(VENV)/.bench-deps: pyproject.toml | $(VENV)/bin/python
 bench: $(VENV)/.bench-deps node_modules/.package-lock.json chromium engines
 	$(PY) bench/bench_build.py
 	$(PY) bench/bench_compression.py
+	$(PY) bench/bench_mkdocs.py
 	$(PY) bench/bench_boot.py --runs 5
 	$(PY) bench/bench_pyc.py --runs 5
 	$(PY) bench/bench_engines.py --runs 3
