@@ -1,4 +1,5 @@
 // The Web Worker that runs Pyodide and pyapp, so long computations never freeze the page.
+// The build writes PYODIDE_FOLDER, Pyodide's folder named by its version (DR-002).
 import { loadPyodide } from "../../PYODIDE_FOLDER/pyodide.mjs";
 import * as auditStore from "./audit-store.mjs";
 
