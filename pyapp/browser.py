@@ -30,6 +30,17 @@ def hello() -> str:
     return json.dumps({"python": platform.python_version(), "pyapp": __version__})
 
 
+def after_restore() -> None:
+    """Reseed ``random`` in an interpreter restored from a memory snapshot (DR-002).
+
+    Pyodide's own start-up imports ``random``, so every restored visit would otherwise draw the
+    same numbers. Ids and tokens use ``os.urandom`` and need nothing.
+    """
+    import random
+
+    random.seed()
+
+
 async def handle(name: str, args_json: str) -> str:
     """Run operation ``name`` with keyword arguments from JSON.
 

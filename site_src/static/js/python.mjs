@@ -87,6 +87,7 @@ export function startPython() {
         booted = true;
         performance.mark("python-ready");
         setStatus("ready", `Python ready: Python ${message.python}, pyapp ${message.pyapp}`);
+        if (statusElement()) statusElement().dataset.start = message.start; // "snapshot" or "fresh" (DR-002)
         resolve(message);
       } else if (message.type === "boot-error") {
         fail(message.message);

@@ -1,6 +1,7 @@
 // The Web Worker that runs Pyodide and pyapp, so long computations never freeze the page.
-import { loadPyodide } from "../../pyodide/pyodide.mjs";
+import { loadPyodide, version as pyodideVersion } from "../../pyodide/pyodide.mjs";
 import * as auditStore from "./audit-store.mjs";
+import * as snapshots from "./snapshot-store.mjs";
 
 let pyodide = null;
 let browser = null;
@@ -32,16 +33,66 @@ async function fetchBytes(url) {
   return response.arrayBuffer();
 }
 
-async function boot({ pyapp, wheels }) {
-  pyodide = await loadPyodide({
-    indexURL: new URL("../../pyodide/", import.meta.url).href,
-    // The standard library precompiled at build time, which halves the boot; the build writes its hash here (DR-002).
-    stdLibURL: new URL("../../pyodide/python_stdlib.pyc.zip?v=STDLIB_PYC_HASH", import.meta.url).href,
-  });
+const RUNTIME = {
+  indexURL: new URL("../../pyodide/", import.meta.url).href,
+  // The standard library precompiled at build time, which halves the boot; the build writes its hash here (DR-002).
+  stdLibURL: new URL("../../pyodide/python_stdlib.pyc.zip?v=STDLIB_PYC_HASH", import.meta.url).href,
+};
+
+/** Pyodide with the wheels unpacked and pyapp.browser imported: the state a memory snapshot holds. */
+async function start(options, archives) {
+  const started = await loadPyodide({ ...RUNTIME, ...options });
   // pyapp is a wheel too, built from pyproject.toml (DR-002); each unpacks into the working folder, on sys.path.
-  for (const url of [...wheels, pyapp]) {
-    pyodide.unpackArchive(await fetchBytes(url), "wheel");
+  // A restored snapshot has the modules imported but not the files (pyapp reads its data files), so always.
+  for (const url of archives) started.unpackArchive(await fetchBytes(url), "wheel");
+  started.runPython("import pyapp.browser");
+  return started;
+}
+
+/**
+ * The memory snapshot of a fresh start, or null where this Pyodide has no such option or cannot
+ * take one. Taken before the worker's own JavaScript modules are registered and before any
+ * visitor's call, so it holds nothing of theirs (no key, no log) and nothing it cannot restore.
+ */
+function takeSnapshot(started) {
+  if (!snapshots.supported || typeof started.makeMemorySnapshot !== "function") return null;
+  try {
+    return started.makeMemorySnapshot();
+  } catch (error) {
+    console.warn(`No start-up snapshot: ${error.message}`);
+    return null;
   }
+}
+
+/**
+ * Start Python from the snapshot this browser keeps, made by an earlier visit with the same
+ * Pyodide, standard library and wheels (DR-002); otherwise, or when restoring fails, start it
+ * afresh and take a new snapshot. Pyodide's snapshot options are private and experimental
+ * (underscore-prefixed), hence every guard here.
+ */
+async function startPython(archives) {
+  const key = [pyodideVersion, RUNTIME.stdLibURL, ...archives].join("\n");
+  const stored = await snapshots.read(key).catch(async (error) => {
+    console.warn(`The saved start-up snapshot could not be read (${error.message}); starting afresh.`);
+    await snapshots.remove().catch(() => {});
+    return null;
+  });
+  if (stored) {
+    try {
+      return { started: await start({ _loadSnapshot: stored }, archives), from: "snapshot" };
+    } catch (error) {
+      console.warn(`The saved start-up snapshot could not be restored (${error.message}); starting afresh.`);
+      await snapshots.remove().catch(() => {});
+    }
+  }
+  const started = await start({ _makeSnapshot: true }, archives);
+  const snapshot = takeSnapshot(started);
+  return { started, from: "fresh", keep: snapshot && (() => snapshots.write(key, snapshot)) };
+}
+
+async function boot({ pyapp, wheels }) {
+  const { started, from, keep } = await startPython([...wheels, pyapp]);
+  pyodide = started;
   pyodide.registerJsModule("kdt_audit_store", auditStore);
   pyodide.registerJsModule("kdt_worker", {
     emit: (json) => self.postMessage({ type: "event", event: JSON.parse(json) }),
@@ -55,7 +106,8 @@ async function boot({ pyapp, wheels }) {
     new_signal: (timeoutMs) => AbortSignal.any([aborter.signal, AbortSignal.timeout(timeoutMs)]),
   });
   browser = pyodide.pyimport("pyapp.browser");
-  return JSON.parse(browser.hello());
+  if (from === "snapshot") browser.after_restore();
+  return { ready: { ...JSON.parse(browser.hello()), start: from }, keep };
 }
 
 self.addEventListener("message", async (event) => {
@@ -66,11 +118,16 @@ self.addEventListener("message", async (event) => {
       self.postMessage({ type: "boot-error", message: problem });
       return;
     }
+    let booted;
     try {
-      self.postMessage({ type: "ready", ...(await boot(message)) });
+      booted = await boot(message);
     } catch (error) {
       self.postMessage({ type: "boot-error", message: String(error.message || error) });
+      return;
     }
+    self.postMessage({ type: "ready", ...booted.ready });
+    // Compressed and stored after "ready", off the visitor's wait; a later visit starts from it.
+    await booted.keep?.().catch((error) => console.warn(`The start-up snapshot was not kept: ${error.message}`));
   } else if (message.type === "cancel") {
     cancelRequested = true;
     aborter.abort();
