@@ -38,19 +38,21 @@ async function piped(blob, stream) {
 }
 
 /**
- * The stored snapshot's bytes when it was made under `key`, else null. A snapshot made
- * under another key (another Pyodide, standard library or wheel) is deleted; one that
- * does not decompress makes this reject.
+ * The stored snapshot (gzipped, as a Blob not yet read) when it was made under `key`, else null.
+ * A snapshot made under another key (another Pyodide, standard library or wheel) is deleted.
  */
-export async function read(key) {
+export async function find(key) {
   if (!supported) return null;
   const record = await transact("readonly", (store) => store.get(RECORD));
   if (!record) return null;
-  if (record.key !== key || !(record.gzip instanceof Blob)) {
-    await remove();
-    return null;
-  }
-  return new Uint8Array(await piped(record.gzip, new DecompressionStream("gzip")));
+  if (record.key === key && record.gzip instanceof Blob) return record.gzip;
+  await remove();
+  return null;
+}
+
+/** The bytes of a snapshot `find` gave; rejects when they do not decompress. */
+export async function bytes(found) {
+  return new Uint8Array(await piped(found, new DecompressionStream("gzip")));
 }
 
 /** Keep `bytes` as the snapshot made under `key`, replacing any other. */

@@ -39,12 +39,15 @@ const RUNTIME = {
   stdLibURL: new URL("../../pyodide/python_stdlib.pyc.zip?v=STDLIB_PYC_HASH", import.meta.url).href,
 };
 
-/** Pyodide with the wheels unpacked and pyapp.browser imported: the state a memory snapshot holds. */
+/**
+ * Pyodide with the wheels unpacked and pyapp.browser imported: the state a memory snapshot holds.
+ * `archives` are the wheels' bytes, promised: fetched while Pyodide loads.
+ */
 async function start(options, archives) {
   const started = await loadPyodide({ ...RUNTIME, ...options });
   // pyapp is a wheel too, built from pyproject.toml (DR-002); each unpacks into the working folder, on sys.path.
   // A restored snapshot has the modules imported but not the files (pyapp reads its data files), so always.
-  for (const url of archives) started.unpackArchive(await fetchBytes(url), "wheel");
+  for (const archive of archives) started.unpackArchive(await archive, "wheel");
   started.runPython("import pyapp.browser");
   return started;
 }
@@ -70,16 +73,21 @@ function takeSnapshot(started) {
  * afresh and take a new snapshot. Pyodide's snapshot options are private and experimental
  * (underscore-prefixed), hence every guard here.
  */
-async function startPython(archives) {
-  const key = [pyodideVersion, RUNTIME.stdLibURL, ...archives].join("\n");
-  const stored = await snapshots.read(key).catch(async (error) => {
+async function startPython(urls) {
+  const key = [pyodideVersion, RUNTIME.stdLibURL, ...urls].join("\n");
+  const archives = urls.map(fetchBytes);
+  archives.forEach((archive) => archive.catch(() => {})); // a failed fetch is reported where it is awaited
+  const found = await snapshots.find(key).catch((error) => {
     console.warn(`The saved start-up snapshot could not be read (${error.message}); starting afresh.`);
-    await snapshots.remove().catch(() => {});
     return null;
   });
-  if (stored) {
+  if (found) {
+    // Decompressed while Pyodide fetches and compiles its WebAssembly; loadPyodide awaits it and
+    // rejects when it does.
+    const snapshot = snapshots.bytes(found);
+    snapshot.catch(() => {});
     try {
-      return { started: await start({ _loadSnapshot: stored }, archives), from: "snapshot" };
+      return { started: await start({ _loadSnapshot: snapshot }, archives), from: "snapshot" };
     } catch (error) {
       console.warn(`The saved start-up snapshot could not be restored (${error.message}); starting afresh.`);
       await snapshots.remove().catch(() => {});
