@@ -23,9 +23,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
+from bench_pyc import BARE_PAGE, BARE_SCRIPT, BARE_WORKER, TARGETS  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from bench_pyc import BARE_PAGE, BARE_SCRIPT, BARE_WORKER, TARGETS  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from served_site import build_and_serve  # noqa: E402
 from stats_util import summary  # noqa: E402

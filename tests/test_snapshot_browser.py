@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 
 import pytest
+
 from conftest import wait_for_python
 
 pytestmark = pytest.mark.browser
