@@ -9,11 +9,12 @@ afresh and keeps a new one.
 
 from __future__ import annotations
 
+import shutil
 import time
 
 import pytest
 
-from conftest import wait_for_python
+from conftest import serve, wait_for_python
 
 pytestmark = pytest.mark.browser
 
@@ -122,3 +123,26 @@ def test_an_unusable_snapshot_is_replaced_by_a_fresh_start(context, site, damage
     restored = visit(context, site, "explorer/")
     assert restored.get_attribute("#python-status", "data-start") == "snapshot"
     assert results(restored) == fresh
+
+
+def test_a_pyodide_without_the_snapshot_option_starts_afresh_every_time(context, dist, tmp_path):
+    """Pyodide's snapshot API is private: a version without ``makeMemorySnapshot`` must still start."""
+    older = tmp_path / "dist"
+    shutil.copytree(dist, older)
+    runtime = older / "pyodide" / "pyodide.asm.mjs"
+    text = runtime.read_text(encoding="utf-8")
+    assert text.count("static makeMemorySnapshot(") == 1
+    runtime.write_text(text.replace("static makeMemorySnapshot(", "static withoutMemorySnapshot("), encoding="utf-8")
+    served = serve(older, "/kd/")
+    try:
+        first = visit(context, served, "explorer/")
+        assert first.get_attribute("#python-status", "data-start") == "fresh"
+        fresh = results(first)
+        time.sleep(2)  # time enough to store a snapshot, had one been taken (about 1 s on a loaded machine)
+        assert first.evaluate(STORED) is None
+        again = visit(context, served, "explorer/")
+        assert again.get_attribute("#python-status", "data-start") == "fresh"
+        assert results(again) == fresh
+    finally:
+        served.server.shutdown()
+        served.server.server_close()
