@@ -62,6 +62,7 @@ bench: $(VENV)/.test-deps node_modules/.package-lock.json chromium engines
 	$(PY) bench/bench_build.py
 	$(PY) bench/bench_boot.py --runs 5
 	$(PY) bench/bench_pyc.py --runs 5
+	$(PY) bench/bench_snapshot.py --runs 5
 	$(PY) bench/bench_engines.py --runs 3
 	$(PY) bench/bench_kdtree.py --queries 500
 	$(PY) bench/bench_rebuild.py
