@@ -1,6 +1,6 @@
 // Python's memory snapshot, kept in this browser's IndexedDB so a repeat visit restores a
 // started interpreter instead of starting one (DR-002). One record under the key of what
-// it was made from; the bytes gzipped (31 MB become about 6 MB), so the CRC of gzip also
+// it was made from; the bytes gzipped (31 MB become about 5 MB), so the CRC of gzip also
 // catches a damaged record. Its own database: the audit log's schema stays as it is.
 
 const DB_NAME = "kd-tree-explorer-snapshot";
@@ -55,10 +55,10 @@ export async function bytes(found) {
   return new Uint8Array(await piped(found, new DecompressionStream("gzip")));
 }
 
-/** Keep `bytes` as the snapshot made under `key`, replacing any other. */
-export async function write(key, bytes) {
+/** Keep `snapshot` (its bytes) as the one made under `key`, replacing any other. */
+export async function write(key, snapshot) {
   if (!supported) return;
-  const gzip = new Blob([await piped(new Blob([bytes]), new CompressionStream("gzip"))]);
+  const gzip = new Blob([await piped(new Blob([snapshot]), new CompressionStream("gzip"))]);
   await transact("readwrite", (store) => store.put({ key, gzip }, RECORD));
 }
 
