@@ -1,10 +1,11 @@
 """Audit log entries: plain JSON-able dicts, appended to IndexedDB and exported.
 
-The log is append-only. Three entry types:
+The log is append-only. Four entry types:
 
 ``call``      one per call, success or failure, written before anything is shown;
 ``decision``  a visitor's verdict (helpful or not, with a note) on an earlier call;
-``cancel``    a visitor cancelled a case of a run (points at the call, if one ran).
+``cancel``    a visitor cancelled a case of a run (points at the call, if one ran);
+``rating``    a named rater's yes/no answers to the rubric (``pyapp.rubric``) on an earlier call (DR-009).
 
 Every entry carries ``format`` (:data:`AUDIT_FORMAT`), ``id``, ``type`` and
 ``time`` (ISO 8601, UTC, millisecond precision, ``Z`` suffix). Later facts
@@ -36,6 +37,7 @@ from .client import CallOutcome
 from .jsontypes import is_int
 from .keyguard import scrub_value, secret_variants, text_contains
 from .providers import Settings
+from .rubric import answers_problem
 from .vocabulary import ANSWERED, EntryType, ErrorClass, Outcome, SearchKind, Stop
 
 AUDIT_FORMAT = 1
@@ -52,9 +54,11 @@ MAX_NUMBER = 1e12
 # The largest integer a JavaScript number holds exactly: the page passes entries through JavaScript.
 MAX_SAFE_INTEGER = 2**53 - 1
 MAX_SHOWN_CHARS = 40
+MAX_RATER_CHARS = 40
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}\Z")  # \Z: "$" would accept a final line break
 _HASH_RE = re.compile(r"^[0-9a-f]{64}\Z")
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\Z")
 # In a Python string every surrogate is a lone one (a JSON pair decodes to one character).
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
@@ -67,8 +71,10 @@ CALL_KEYS = _COMMON_KEYS + (
 )
 DECISION_KEYS = _COMMON_KEYS + ("call_id", "helpful", "note")
 CANCEL_KEYS = _COMMON_KEYS + ("run_id", "case_id", "call_id")
+RATING_KEYS = _COMMON_KEYS + ("call_id", "rater", "rubric_version", "answers", "note")
 SEARCH_KEYS = ("order", "kind", "lon", "lat", "radius")
-_KEYS = {EntryType.CALL: CALL_KEYS, EntryType.DECISION: DECISION_KEYS, EntryType.CANCEL: CANCEL_KEYS}
+_KEYS = {EntryType.CALL: CALL_KEYS, EntryType.DECISION: DECISION_KEYS, EntryType.CANCEL: CANCEL_KEYS,
+         EntryType.RATING: RATING_KEYS}
 
 
 def new_entry_id() -> str:
@@ -175,6 +181,29 @@ def decision_entry(entry_id: str, time: datetime | str, call_id: str, helpful: b
     return entry
 
 
+def rating_entry(
+    entry_id: str, time: datetime | str, call_id: str, rater: str, rubric_version: str, answers: dict, note: str = ""
+) -> dict:
+    """Rater ``rater``'s answers to rubric ``rubric_version`` on the call ``call_id`` (DR-009).
+
+    ``ValueError`` (in words for the rater) for a name that is empty or too long, or
+    answers that do not answer exactly the rubric's questions with yes or no.
+    """
+    entry = {
+        "format": AUDIT_FORMAT,
+        "id": entry_id,
+        "type": EntryType.RATING,
+        "time": format_time(time),
+        "call_id": call_id,
+        "rater": rater,
+        "rubric_version": rubric_version,
+        "answers": answers,
+        "note": note,
+    }
+    _raise_if_invalid(entry)
+    return entry
+
+
 def cancel_entry(
     entry_id: str, time: datetime | str, run_id: str, case_id: str, call_id: str | None = None
 ) -> dict:
@@ -254,6 +283,15 @@ def _valid_time(value: Any) -> bool:
 def valid_id(value: Any) -> bool:
     """True for a safe entry or run id: 1-64 letters, digits or ``_.:-``, starting with a letter or digit."""
     return isinstance(value, str) and _ID_RE.match(value) is not None
+
+
+def valid_rater(value: Any) -> bool:
+    """True for a rater's name: 1-40 characters, no control characters, no space at either end.
+
+    Stripped names only, so "Ann" and "Ann " can never count as two raters.
+    """
+    return (isinstance(value, str) and 0 < len(value) <= MAX_RATER_CHARS and value == value.strip()
+            and _CONTROL_RE.search(value) is None)
 
 
 def _is_number(value: Any) -> bool:
@@ -410,6 +448,15 @@ def validate_entry(obj: Any) -> list[str]:
         check.id("call_id")
         if not isinstance(obj["helpful"], bool):
             check.fail("helpful", "must be true or false")
+        check.text("note", MAX_NOTE_BYTES)
+    elif kind == EntryType.RATING:
+        check.id("call_id")
+        if not valid_rater(obj["rater"]):
+            check.fail("rater", f"must be a name of 1-{MAX_RATER_CHARS} characters without line breaks, "
+                                "not starting or ending with a space")
+        problem = answers_problem(obj["rubric_version"], obj["answers"])
+        if problem:
+            check.problems.append(problem)
         check.text("note", MAX_NOTE_BYTES)
     else:
         check.id("run_id")

@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from pyapp.agreement import agreement_report, format_agreement_report
 from pyapp.configurations import group_runs
 from pyapp.evalset import case, case_prompt, evalset_summary, evalset_table
 from pyapp.export import parse_import
@@ -159,14 +160,19 @@ def format_prompt(case_id: str, prompt: Prompt) -> str:
     return "".join(parts)
 
 
-def _read_runs(path: str) -> Rebuilt:
-    """The runs of an export file, through the same import checks and rebuild as the page."""
+def _read_entries(path: str) -> list[dict]:
+    """The entries of an export file, through the same import checks as the page."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
-    return rebuild(parse_import(data), validated=True)
+    return parse_import(data)
+
+
+def _read_runs(path: str) -> Rebuilt:
+    """The runs of an export file, through the same import checks and rebuild as the page."""
+    return rebuild(_read_entries(path), validated=True)
 
 
 def _add_report(sub: argparse._SubParsersAction) -> None:
@@ -241,6 +247,20 @@ def _compare_configurations(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_agreement(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("agreement", help="how far raters agree on the rubric, and with the mechanical grade")
+    p.add_argument("export", metavar="EXPORT.json", help="a JSON export holding runs and their ratings")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.set_defaults(run=_run_agreement, parser=p)
+
+
+def _run_agreement(args: argparse.Namespace) -> int:
+    entries = _read_entries(args.export)
+    report = agreement_report(entries)
+    print(json.dumps(report) if args.json else format_agreement_report(report))
+    return 0
+
+
 class _UsageError(Exception):
     """A combination of arguments argparse cannot express; reported like an argparse error.
 
@@ -256,6 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_prompt(sub)
     _add_report(sub)
     _add_compare(sub)
+    _add_agreement(sub)
     return parser
 
 

@@ -8,9 +8,9 @@ A JSON export is one object::
 The entries are the audit log's own (``pyapp.audit``): every call carries its
 prompt version, prompt hash and request settings, and no entry has a field that
 could hold the API key. Exporting one run takes its calls, its cancel entries
-and the decisions on its calls; exporting all runs takes those of every run.
-The explorer's own calls (no run) are exported on their own, with the
-decisions on them, from the explorer page.
+and the decisions and rubric ratings on its calls; exporting all runs takes
+those of every run. The explorer's own calls (no run) are exported on their
+own, with the decisions and ratings on them, from the explorer page.
 
 :func:`parse_import` checks a file completely before anything is used, and
 :func:`merge` returns only what is new, so a bad file changes nothing. The
@@ -51,6 +51,8 @@ CSV_COLUMNS = (
 )
 UTF8_ONLY = ("The file is not UTF-8 text; an export is always UTF-8 (with or without a byte order mark). "
              "Nothing was imported.")
+# Entries that say something about an earlier call and belong wherever that call goes.
+_ON_A_CALL = (EntryType.DECISION, EntryType.RATING)
 # A spreadsheet runs a cell starting with one of these as a formula.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -63,22 +65,22 @@ class ImportFileError(ValueError):
 
 
 def select_entries(entries: Iterable[dict], run_id: str | None = None, *, explorer: bool = False) -> list[dict]:
-    """The valid entries of one run (or every run) in log order: calls, cancels, decisions on its calls.
+    """The valid entries of one run (or every run) in log order: calls, cancels, decisions and ratings on its calls.
 
-    With ``explorer`` the explorer's own calls (no run) and the decisions on them
+    With ``explorer`` the explorer's own calls (no run) and the decisions and ratings on them
     instead. ``ValueError`` when ``run_id`` names no run in the log.
     """
     valid = [e for e in entries if not audit.validate_entry(e)]
     if explorer:
         in_scope = [e for e in valid if e["type"] == EntryType.CALL and e["run_id"] is None]
     else:
-        in_scope = [e for e in valid if e["type"] != EntryType.DECISION and e["run_id"] is not None
+        in_scope = [e for e in valid if e["type"] not in _ON_A_CALL and e["run_id"] is not None
                     and (run_id is None or e["run_id"] == run_id)]
         if run_id is not None and not in_scope:
             raise ValueError(f"no run {run_id!r} in the audit log")
     calls = {e["id"] for e in in_scope if e["type"] == EntryType.CALL}
     chosen = {e["id"] for e in in_scope}
-    return [e for e in valid if e["id"] in chosen or (e["type"] == EntryType.DECISION and e["call_id"] in calls)]
+    return [e for e in valid if e["id"] in chosen or (e["type"] in _ON_A_CALL and e["call_id"] in calls)]
 
 
 def export_json(entries: Iterable[dict], run_id: str | None = None, *, explorer: bool = False) -> str:
@@ -277,10 +279,10 @@ def parse_import(text: str | bytes) -> list[dict]:
 def _check_one_run(run_id: str | None, entries: list[dict]) -> None:
     calls = {e["id"] for e in entries if e["type"] == EntryType.CALL}
     for index, entry in enumerate(entries):
-        if entry["type"] == EntryType.DECISION:
+        if entry["type"] in _ON_A_CALL:
             if entry["call_id"] not in calls:
                 raise ImportFileError(
-                    f"{_label(index, entry)} is a decision on a call that is not in the file; "
+                    f"{_label(index, entry)} is a {entry['type']} on a call that is not in the file; "
                     "nothing was imported."
                 )
         elif run_id is not None and entry["run_id"] != run_id:

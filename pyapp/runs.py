@@ -2,7 +2,7 @@
 
 There is no store of runs or grades: a run is the call and cancel entries that
 share a ``run_id``, and every answer is graded again against facts recomputed
-from the data. Explorer calls (``run_id`` None) and decisions are not runs.
+from the data. Explorer calls (``run_id`` None), decisions and ratings are not runs.
 
 The rules, in the order they apply to one run:
 
@@ -306,6 +306,8 @@ class RunIndex:
                 self._decisions[call_id] = Decision(entry["id"], entry["helpful"], entry["note"])
                 self._built.pop(self._run_of_call.get(call_id, ""), None)
             return
+        if kind == EntryType.RATING:
+            return  # ratings are read by pyapp.agreement; they change no run
         run_id = entry["run_id"]
         if run_id is None:
             return

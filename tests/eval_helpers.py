@@ -121,6 +121,14 @@ def decision(call_id: str, helpful: bool, note: str = "", *, time: float = 0.0) 
     return audit.decision_entry(f"d{next(_ids):06d}", at(time), call_id, helpful, note)
 
 
+def rating(call_id: str, rater: str, verdict: bool = True, *, time: float = 0.0, **answers: bool) -> dict:
+    """A rating of ``call_id`` by ``rater``: every question answered ``verdict``, except those in ``answers``."""
+    from pyapp.rubric import RUBRIC
+
+    full = {key: answers.get(key, verdict) for key in RUBRIC.keys}
+    return audit.rating_entry(f"g{next(_ids):06d}", at(time), call_id, rater, RUBRIC.version, full)
+
+
 def full_run(run_id: str, grounded: set[str] | frozenset[str] | None = None, *, start: float = 0.0,
              latencies: list[float] | None = None, settings: dict | None = None,
              failing: dict[str, str] | None = None) -> list[dict]:
