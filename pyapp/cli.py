@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from pyapp.agreement import agreement_report, format_agreement_report
 from pyapp.configurations import group_runs
-from pyapp.evalset import case, case_prompt, evalset_summary, evalset_table
+from pyapp.evalset import EVAL_SET_VERSION, SET_VERSIONS, case, case_prompt, evalset_summary, evalset_table
 from pyapp.export import parse_import
 from pyapp.geodata import businesses_by_id
 from pyapp.kdtree import ORDERS
@@ -100,14 +100,20 @@ def format_search(result: SearchResult) -> str:
 
 
 def _add_evalset(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("evalset", help="list the twenty cases of the evaluation set")
+    p = sub.add_parser("evalset", help="list the cases of an evaluation set")
+    _add_set_option(p)
     p.add_argument("--json", action="store_true", help="print the summary and the table as JSON")
     p.set_defaults(run=_run_evalset, parser=p)
 
 
+def _add_set_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--set", dest="set_version", choices=SET_VERSIONS, default=EVAL_SET_VERSION,
+                   help=f"the evaluation set (default {EVAL_SET_VERSION})")
+
+
 def _run_evalset(args: argparse.Namespace) -> int:
-    table = evalset_table()
-    summary = evalset_summary(table)
+    table = evalset_table(args.set_version)
+    summary = evalset_summary(table, args.set_version)
     if args.json:
         print(json.dumps({"summary": summary, "cases": table}))
     else:
@@ -135,13 +141,14 @@ def format_evalset(table: list[dict], summary: dict) -> str:
 
 def _add_prompt(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("prompt", help="print the exact prompt the site sends for one case")
-    p.add_argument("case", metavar="CASE", help="case id, C01 to C20")
+    p.add_argument("case", metavar="CASE", help="case id, C01 to C20 (C80 in the larger set)")
+    _add_set_option(p)
     p.add_argument("--json", action="store_true", help="print version, hash, system and user text as JSON")
     p.set_defaults(run=_run_prompt, parser=p)
 
 
 def _run_prompt(args: argparse.Namespace) -> int:
-    prompt = case_prompt(case(args.case))
+    prompt = case_prompt(case(args.case, args.set_version))
     if args.json:
         print(json.dumps({"case_id": args.case, **prompt.to_json()}))
     else:

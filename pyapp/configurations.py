@@ -6,7 +6,9 @@ with a hash of the whole set's prompts, and the eval-set version. Two runs with
 the same configuration are repeats of one measurement.
 
 A run's counted answers are never stale (DR-006, rule 2), so they were all asked
-with today's set and today's prompts: those parts of the key are today's. A run
+with the run's set and today's prompts for it: those parts of the key are the
+run's set and today's prompts of that set. Runs of different sets are therefore
+never one configuration, and never pooled in one figure (DR-009). A run
 whose calls used different settings is no repeat of anything and is kept apart,
 as is a run with no call at all (only cancel entries).
 """
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-from pyapp.evalset import EVAL_SET_VERSION, case_prompt, cases
+from pyapp.evalset import case_prompt, cases
 from pyapp.runs import Run
 
 ID_LENGTH = 8
@@ -92,10 +94,10 @@ class Grouped:
         raise ValueError(f"no configuration or run {name!r} in the log (configurations: {known})")
 
 
-@lru_cache(maxsize=1)
-def _prompt_set() -> tuple[str, str]:
-    """Today's prompt version and a sha256 over every case's prompt hash, in set order."""
-    prompts = [(c.case_id, case_prompt(c)) for c in cases()]
+@lru_cache(maxsize=8)
+def _prompt_set(version: str) -> tuple[str, str]:
+    """Today's prompt version and a sha256 over every case's prompt hash of set ``version``, in set order."""
+    prompts = [(c.case_id, case_prompt(c)) for c in cases(version)]
     versions = sorted({p.version for _, p in prompts})
     joined = "\n".join(f"{case_id} {p.hash}" for case_id, p in prompts)
     return ", ".join(versions), hashlib.sha256(joined.encode("utf-8")).hexdigest()
@@ -115,7 +117,7 @@ def configuration_of(run: Run) -> Configuration | None:
     if run.settings is None or run.mixed_settings:
         return None
     s = run.settings
-    version, digest = _prompt_set()
+    version, digest = _prompt_set(run.eval_set_version)
     temperature = s["temperature"]
     return Configuration(
         provider=s["provider"],
@@ -126,7 +128,7 @@ def configuration_of(run: Run) -> Configuration | None:
         max_tokens=int(s["max_tokens"]),
         prompt_version=version,
         prompt_set_hash=digest,
-        eval_set_version=EVAL_SET_VERSION,
+        eval_set_version=run.eval_set_version,
     )
 
 
