@@ -25,7 +25,7 @@ import json
 from collections.abc import Iterable
 
 from pyapp import audit, strict_json
-from pyapp.evalset import EVAL_SET_VERSION
+from pyapp.evalset import EVAL_SET_VERSION, SET_VERSIONS
 from pyapp.jsontypes import is_int
 from pyapp.report import fmt_fixed
 from pyapp.runs import rebuild
@@ -86,7 +86,11 @@ def select_entries(entries: Iterable[dict], run_id: str | None = None, *, explor
 def export_json(entries: Iterable[dict], run_id: str | None = None, *, explorer: bool = False) -> str:
     """A JSON export of one run, every run, or the explorer's calls (module doc), one entry per line."""
     chosen = select_entries(entries, run_id, explorer=explorer)
-    head = {"format": EXPORT_NAME, "format_version": EXPORT_FORMAT, "eval_set_version": EVAL_SET_VERSION,
+    # One run's export names that run's set (pyapp.runs, rule 1); a file of many runs, the default set.
+    known = (e["eval_set_version"] for e in chosen
+             if e["type"] == EntryType.CALL and e["eval_set_version"] in SET_VERSIONS)
+    version = EVAL_SET_VERSION if run_id is None else next(known, EVAL_SET_VERSION)
+    head = {"format": EXPORT_NAME, "format_version": EXPORT_FORMAT, "eval_set_version": version,
             "run_id": run_id}
     opening = json.dumps(head, ensure_ascii=False)[:-1] + ', "entries": ['
     lines = ",\n".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) for e in chosen)

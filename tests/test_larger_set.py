@@ -148,3 +148,9 @@ def test_guidance_gives_each_sets_wilson_half_widths_and_smallest_detectable_dif
                              "±6.7 points at 90%; the smallest difference two runs can show is 7.5 points "
                              "(6 cases one way, none the other).")
     assert len(case_ids(X80)) == 80
+
+
+def test_an_export_of_one_run_of_the_larger_set_names_its_set():
+    entries = full_run("run-v2") + full_run("run-x", version=X80, start=100.0)
+    assert json.loads(export_json(entries, "run-x"))["eval_set_version"] == X80
+    assert json.loads(export_json(entries, "run-v2"))["eval_set_version"] == EVAL_SET_VERSION
