@@ -309,14 +309,16 @@ def emit(event: dict) -> None:
 
 
 @op
-def evalset() -> dict:
-    from .evalset import evalset_summary, evalset_table
-    from .report import fmt_count, small_sample_guidance
+def evalset(set_version: str | None = None) -> dict:
+    """The table of one set (default: the first) and, for every set, what its size can show (DR-009)."""
+    from .evalset import EVAL_SET_VERSION, SET_VERSIONS, check_set_version, evalset_summary, evalset_table
+    from .report import fmt_count, set_guidance, small_sample_guidance
 
-    table = evalset_table()
-    summary = evalset_summary(table)
-    return {"cases": table, "summary": summary, "guidance": small_sample_guidance(),
-            "display": {"prompt_chars": fmt_count(summary["prompt_chars"])}}
+    set_version = set_version or EVAL_SET_VERSION
+    table = evalset_table(check_set_version(set_version))
+    summary = evalset_summary(table, set_version)
+    return {"cases": table, "summary": summary, "guidance": small_sample_guidance(len(table)),
+            "sets": set_guidance(SET_VERSIONS), "display": {"prompt_chars": fmt_count(summary["prompt_chars"])}}
 
 
 @functools.cache
@@ -357,7 +359,7 @@ async def compare_runs(run_a: str, run_b: str) -> dict:
 
 
 @op
-async def run_eval(run_id: str | None, settings: dict, api_key: str | None) -> dict:
+async def run_eval(run_id: str | None, settings: dict, api_key: str | None, set_version: str | None = None) -> dict:
     from kdt_worker import acquire_lock
 
     from .providers import Settings
@@ -378,9 +380,53 @@ async def run_eval(run_id: str | None, settings: dict, api_key: str | None) -> d
         with ProgressLine() as line:
             return await run(run_id, fresh, settings, api_key, read_entries=entries, append=append_entries,
                              emit=emit, cancelled=cancelled, progress=line.show, transport=transport, sleep=sleep,
-                             clock=clock_ms)
+                             clock=clock_ms, **({"set_version": set_version} if set_version else {}))
     finally:
         release()
+
+
+# --- rating against the rubric (DR-009) ----------------------------------------------
+
+
+@op
+def rubric() -> dict:
+    from .rubric import RUBRIC
+
+    return RUBRIC.to_json()
+
+
+@op
+async def rating_queue(run_id: str, rater: str) -> list[dict]:
+    """The counted answers of ``run_id`` for ``rater`` to rate blind: no grades, no other rater's ratings."""
+    from .audit import valid_rater
+    from .rating import rating_queue as queue
+
+    if not valid_rater(rater):
+        raise ValueError("Type your name as the rater first (at most 40 characters, no line breaks).")
+    log = await LOG.refresh()
+    return queue(log.runs().run(run_id), log.entries, rater)
+
+
+@op
+async def record_rating(call_id: str, rater: str, answers: dict, note: str = "") -> dict:
+    from datetime import UTC, datetime
+
+    from .audit import new_entry_id, rating_entry
+    from .rubric import RUBRIC
+
+    entry = rating_entry(new_entry_id(), datetime.now(UTC), call_id, rater, RUBRIC.version, answers, note)
+    await append_entries([entry])
+    return entry
+
+
+@op
+async def agreement() -> dict:
+    """The agreement figures of the whole log, and the text ``python -m pyapp agreement`` prints for them."""
+    from .agreement import agreement_report, format_agreement_report
+
+    log = await LOG.refresh()
+    report = agreement_report(log.entries, list(log.runs().rebuilt()))
+    return {"report": report, "text": format_agreement_report(report)}
 
 
 @op

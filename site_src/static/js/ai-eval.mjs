@@ -47,8 +47,14 @@ function table(label, headers, rows, attributes = {}) {
   return wrap;
 }
 
-async function showSet() {
-  const { cases, summary, guidance, display } = await python.call("evalset");
+async function showSet(setVersion) {
+  const { cases, summary, guidance, sets, display } = await python.call("evalset", { set_version: setVersion ?? null });
+  if (!$("set-select").options.length) {
+    $("set-select").replaceChildren(...sets.map((s) => element("option", `${s.eval_set_version} (${s.cases} cases)`,
+      { value: s.eval_set_version })));
+    $("set-guidance").replaceChildren(...sets.map((s) => element("li", s.text, { "data-set": s.eval_set_version })));
+  }
+  $("set-size").textContent = `${summary.cases} cases`;
   $("set-summary").textContent = `Version ${summary.eval_set_version}, seed ${summary.seed}: ${summary.cases} cases. ` +
     `${summary.over_limit} of the ${summary.cases} traces are longer than the ${summary.max_steps} steps a prompt ` +
     "sends; for those the prompt says where it was cut and states the final facts.";
@@ -151,7 +157,7 @@ async function showRunDetail(runId) {
 
 function fillRunSelects() {
   const options = overview.runs.map((run) => [run.run_id, `${run.run_id} · ${modelOf(run)}`]);
-  for (const id of ["continue-select", "compare-a", "compare-b", "export-run"]) {
+  for (const id of ["continue-select", "compare-a", "compare-b", "export-run", "rate-run"]) {
     const select = $(id);
     const keep = select.value;
     const first = id === "export-run" ? [["", "all runs"]] : id === "continue-select" && !options.length ? [["", "(no runs yet)"]] : [];
@@ -215,8 +221,9 @@ async function run(runId) {
   $("case-status").replaceChildren();
   $("run-status").textContent = "Starting…";
   try {
-    const result = await python.call("run_eval", { run_id: runId, settings: readSettings(), api_key: readKey() },
-      { cancellable: true });
+    const setVersion = runId ? null : $("set-select").value;  // a continued run keeps its own set
+    const result = await python.call("run_eval", { run_id: runId, settings: readSettings(), api_key: readKey(),
+      set_version: setVersion }, { cancellable: true });
     $("run-status").textContent = result.message;
   } catch (error) {
     $("run-status").textContent = `The run could not go on: ${error.message}`;
@@ -251,7 +258,133 @@ python.onEvent((event) => {
   }
 });
 
+// --- rating against the rubric, blind (DR-009): this only walks the queue pyapp.rating builds ---
+let rubric = null;
+let rating = null; // { rater, items, index, answers, question }
+
+function showRubric(r) {
+  rubric = r;
+  $("rubric-version").textContent = r.version;
+  $("rubric-questions").replaceChildren(...r.questions.map((q) => {
+    const item = element("li", null);
+    item.append(element("strong", q.text), " ", element("span", q.hint, { class: "hint" }));
+    return item;
+  }));
+  $("rubric-rule").textContent = `The overall verdict: ${r.verdict_rule}.`;
+}
+
+function setBlind(blind) {
+  for (const node of document.querySelectorAll(".graded-view")) node.hidden = blind;
+  $("start-rating").disabled = blind;
+  $("stop-rating").disabled = !blind;
+}
+
+function showRatingItem() {
+  const item = rating.items[rating.index];
+  $("rating-case").textContent = `${item.case_id} (${rating.index + 1} of ${rating.items.length})`;
+  $("rating-case").dataset.case = item.case_id;
+  $("rating-search").textContent = `${item.search}. ${item.why_it_matters}`;
+  $("rating-found").textContent = `The search found: ${item.found}.`;
+  $("rating-explanation").textContent = item.explanation;
+  $("rating-questions").replaceChildren(...rubric.questions.map((q, i) => {
+    const li = element("li", q.text, { "data-key": q.key });
+    const answered = rating.answers[q.key];
+    if (answered !== undefined) li.dataset.answer = answered ? "yes" : "no";
+    if (i === rating.question) li.setAttribute("aria-current", "true");
+    for (const [label, value] of [["Yes", true], ["No", false]]) {
+      const button = element("button", label, { type: "button", "data-value": String(value) });
+      button.addEventListener("click", () => { rating.question = i; answer(value); });
+      li.append(" ", button);
+    }
+    return li;
+  }));
+  $("rating-item").hidden = false;
+  $("rating-item").focus();  // the Y and N keys keep working after a click replaced the buttons
+}
+
+function stopRating(message) {
+  rating = null;
+  $("rating-item").hidden = true;
+  setBlind(false);
+  $("rating-status").textContent = message;
+}
+
+async function answer(value) {
+  const keys = rubric.questions.map((q) => q.key);
+  rating.answers[keys[rating.question]] = value;
+  rating.question = keys.findIndex((key) => rating.answers[key] === undefined);
+  if (rating.question !== -1) {
+    showRatingItem();
+    return;
+  }
+  const item = rating.items[rating.index];
+  try {
+    await python.call("record_rating", { call_id: item.call_id, rater: rating.rater, answers: rating.answers });
+  } catch (error) {
+    stopRating(`The rating of ${item.case_id} was not recorded: ${error.message}`);
+    return;
+  }
+  rating.index += 1;
+  rating.answers = {};
+  rating.question = 0;
+  $("rating-status").textContent = `Recorded ${item.case_id}.`;
+  if (rating.index === rating.items.length) {
+    stopRating(`You rated all ${rating.items.length} answers; each rating is in the audit log.`);
+    return;
+  }
+  showRatingItem();
+}
+
+async function startRating() {
+  const rater = $("rater-name").value.trim();
+  const runId = $("rate-run").value;
+  if (!runId) {
+    $("rating-status").textContent = "There is no run to rate yet.";
+    return;
+  }
+  try {
+    const queue = await python.call("rating_queue", { run_id: runId, rater });
+    const items = queue.filter((item) => !item.your_answers);
+    if (!items.length) {
+      $("rating-status").textContent = queue.length
+        ? `You have rated every counted answer of ${runId}.` : `${runId} has no counted answer to rate.`;
+      return;
+    }
+    rating = { rater, items, index: 0, answers: {}, question: 0 };
+    setBlind(true);
+    $("rating-status").textContent = `Rating ${items.length} answers of ${runId} as ${rater}.`;
+    showRatingItem();
+  } catch (error) {
+    $("rating-status").textContent = error.message;
+  }
+}
+
+$("rating-item").addEventListener("keydown", (event) => {
+  if (!rating || event.altKey || event.ctrlKey || event.metaKey) return;
+  const key = event.key.toLowerCase();
+  if (key === "y" || key === "n") {
+    event.preventDefault();
+    answer(key === "y");
+  } else if (event.key === "Backspace" && rating.question > 0) {
+    event.preventDefault();
+    rating.question -= 1;
+    delete rating.answers[rubric.questions[rating.question].key];
+    showRatingItem();
+  }
+});
+$("start-rating").addEventListener("click", startRating);
+$("stop-rating").addEventListener("click", () => stopRating("Rating stopped; the answers rated so far are recorded."));
+$("show-agreement").addEventListener("click", async () => {
+  try {
+    $("agreement-text").textContent = (await python.call("agreement")).text;
+  } catch (error) {
+    $("agreement-text").textContent = `The figures could not be computed: ${error.message}`;
+  }
+});
+$("set-select").addEventListener("change", () => showSet($("set-select").value));
+
 python.ready.then(async () => {
+  showRubric(await python.call("rubric"));
   await Promise.all([showSet(), refreshRuns()]);
   document.body.dataset.evalReady = "true";
 }).catch(() => {});
