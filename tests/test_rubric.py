@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from pyapp import audit
 from pyapp.export import ImportFileError, export_json, merge, parse_import
+from pyapp.rating import explanation_text, rating_queue
 from pyapp.rubric import RUBRIC, RUBRICS, VERDICT_RULE, answers_problem, overall_verdict
 from pyapp.runs import rebuild
 
@@ -129,3 +130,35 @@ def test_the_explorer_export_keeps_ratings_of_explorer_calls():
     explorer_call = call(None, "C01", search=search)
     kept = rating(explorer_call["id"], "Ann")
     assert parse_import(export_json([explorer_call, kept], explorer=True)) == [explorer_call, kept]
+
+
+# --------------------------------------------------------------------------- what a rater sees (pyapp.rating)
+
+
+def test_the_rating_queue_is_blind_to_grades_and_to_other_raters():
+    entries = full_run("run-a", frozenset({"C01", "C03"}))  # every other case is not grounded
+    first = entries[0]["id"]
+    log = entries + [rating(first, "Bo", False, time=40.0), rating(first, "Ann", False, time=41.0),
+                     rating(first, "Ann", True, time=42.0)]
+    items = rating_queue(rebuild(log).run("run-a"), log, "Ann")
+    assert [i["case_id"] for i in items] == [f"C{n:02d}" for n in range(1, 21)]
+    assert set(items[0]) == {"call_id", "case_id", "search", "why_it_matters", "found", "explanation",
+                             "your_answers"}
+    assert items[0]["your_answers"] == ALL_YES and all(i["your_answers"] is None for i in items[1:])
+    shown = json.dumps(items)
+    assert "grounded" not in shown and "Bo" not in shown and '"distance"' not in shown
+    assert items[0]["explanation"] == json.loads(entries[0]["answer"])["walkthrough"]
+    assert rating_queue(rebuild(log).run("run-a"), log, "Bo")[0]["your_answers"] == dict.fromkeys(RUBRIC.keys, False)
+
+
+@pytest.mark.parametrize(("answer", "shown"), [
+    ('{"walkthrough": "Step 1 visits the root."}', "Step 1 visits the root."),
+    ('```json\n{"walkthrough": "Fenced."}\n```', "Fenced."),
+    ('{"walkthrough": "The sea', '{"walkthrough": "The sea'),
+    ('{"walkthrough": 5}', '{"walkthrough": 5}'),
+    ('{"walkthrough": "  "}', '{"walkthrough": "  "}'),
+    ("[" * 5000, "[" * 5000),
+    ("<b>bold</b>", "<b>bold</b>"),
+], ids=["prose", "fenced", "cut-off", "not-text", "blank", "deep", "markup-is-text"])
+def test_the_explanation_shown_is_the_walkthrough_or_the_answer_as_it_came(answer, shown):
+    assert explanation_text(answer) == shown
