@@ -201,3 +201,10 @@ def test_the_larger_set_has_its_own_summary():
     summary = evalset_summary(version=LARGE_SET_VERSION)
     assert summary["eval_set_version"] == LARGE_SET_VERSION and summary["cases"] == 80
     assert summary["prompt_chars"] > evalset_summary()["prompt_chars"]
+
+
+@pytest.mark.skipif(not pyodide_available(), reason="needs node and the Pyodide npm package")
+def test_pyodide_builds_the_same_larger_set(tmp_path):
+    script = ("from pyapp.evalset import LARGE_SET_VERSION, evalset_fingerprint\n"
+              "evalset_fingerprint(version=LARGE_SET_VERSION)")
+    assert run_in_node(script, tmp_path).strip() == PINNED_X80_FINGERPRINT
