@@ -110,6 +110,10 @@ def configuration_compare_report(grouped: Grouped, x_name: str, y_name: str) -> 
     gx, gy = grouped.find(x_name), grouped.find(y_name)
     if gx.configuration == gy.configuration:
         raise ValueError("both names are the same configuration: choose two different ones")
+    sets = (gx.configuration.eval_set_version, gy.configuration.eval_set_version)
+    if sets[0] != sets[1]:
+        raise ValueError(f"X is on {sets[0]} and Y on {sets[1]}; configurations of different sets are never "
+                         "compared (DR-009)")
     x, y = _group_report(gx), _group_report(gy)
     figures = compare_tables(verdict_table(gx.runs), verdict_table(gy.runs))
     report = {"x": x, "y": y, "comparison": figures, "inside_floor": {"x": None, "y": None}, "floor_text": [],

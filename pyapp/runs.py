@@ -204,7 +204,7 @@ def gc_paused() -> Iterator[None]:
 
 
 class Grader:
-    """Grades answers for the cases of today's set, each distinct answer once.
+    """Grades answers for the cases of today's sets, each distinct answer once.
 
     One grader may serve many rebuilds (the page keeps one for the worker's life:
     the set, its prompts and the data never change while it runs). ``grade`` is

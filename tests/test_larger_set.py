@@ -129,6 +129,8 @@ def test_the_report_command_reads_runs_of_both_sets(tmp_path, capsys):
     assert json.dumps(groups).count(X80) >= 1
     assert main(["compare", str(path), "--run", "run-v2", "--run", "run-x"]) == 1
     assert "runs of different sets are never compared" in capsys.readouterr().err
+    assert main(["compare", str(path), "--config", "run-v2", "--config", "run-x"]) == 1
+    assert "configurations of different sets are never compared" in capsys.readouterr().err
 
 
 def test_guidance_gives_each_sets_wilson_half_widths_and_smallest_detectable_difference():
