@@ -796,8 +796,17 @@ class Renderer:
         compiled = self.env.from_string(page.body) if page is not None else self.env.get_template(template)
         return compiled.render(
             root=root, asset=asset, link=link, url=url, csp=CSP, site_title=SITE_TITLE,
-            boot_timeout_ms=BOOT_TIMEOUT_MS, wheels=wheels, pyapp=pyapp, **context,
+            boot_timeout_ms=BOOT_TIMEOUT_MS, wheels=wheels, pyapp=pyapp, page_content=page_content, **context,
         )
+
+
+@functools.cache
+def page_content(name: str) -> dict:
+    """A page's fixed content from ``pyapp.page_content``, computed by the functions the worker calls,
+    so it shows before Python starts (DR-002); imported only when a page asks for it."""
+    from pyapp import page_content as content
+
+    return getattr(content, name)()
 
 
 def wrap_tables(text: str) -> str:

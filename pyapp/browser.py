@@ -310,13 +310,9 @@ def emit(event: dict) -> None:
 
 @op
 def evalset() -> dict:
-    from .evalset import evalset_summary, evalset_table
-    from .report import fmt_count, small_sample_guidance
+    from .page_content import evalset_page
 
-    table = evalset_table()
-    summary = evalset_summary(table)
-    return {"cases": table, "summary": summary, "guidance": small_sample_guidance(),
-            "display": {"prompt_chars": fmt_count(summary["prompt_chars"])}}
+    return evalset_page()
 
 
 @functools.cache

@@ -23,6 +23,7 @@ SIDE_LABEL = ({LOW: "west", HIGH: "east"}, {LOW: "south", HIGH: "north"})
 DECISIONS = (Action.FAR_PRUNE, Action.BEST, Action.REPORT)
 # The map shows the data's bounding box and this fraction of its size around it; queries must fall on the map.
 MARGIN = 0.02
+MAP_WIDTH = 1000
 
 
 def degrees(x: float) -> str:
@@ -44,15 +45,33 @@ def map_area(order: str) -> dict:
 
 
 def tree_view(order: str) -> dict:
-    """Points, splitting segments and statistics of the tree built in ``order``, and the map's area."""
+    """The map of the tree built in ``order``: each business's point and split line in map units, and statistics.
+
+    Map units put ``MAP_WIDTH`` across the area and one degree the same length on both axes (DR-007),
+    rounded to a tenth of a unit: the page draws these as they are, and the build embeds them so the
+    map shows before Python starts (DR-002).
+    """
     tree = build_tree(order)
     names = businesses_by_id()
-    data = tree.to_json()
-    for node in data["nodes"]:
+    area = map_area(order)
+    scale = MAP_WIDTH / (area["max_lon"] - area["min_lon"])
+
+    def x(lon: float) -> float:
+        return round((lon - area["min_lon"]) * scale, 1)
+
+    def y(lat: float) -> float:
+        return round((area["max_lat"] - lat) * scale, 1)
+
+    nodes = []
+    for node in tree.to_json()["nodes"]:
+        r, split = node["region"], node["split"]
+        line = ([x(split), y(r["min_lat"]), x(split), y(r["max_lat"])] if node["axis"] == 0
+                else [x(r["min_lon"]), y(split), x(r["max_lon"]), y(split)])
         business = names[node["id"]]
-        node["name"] = business.name
-        node["category"] = business.category
-    return {**data, "area": map_area(order)}
+        nodes.append({"id": node["id"], "x": x(node["lon"]), "y": y(node["lat"]), "line": line,
+                      "depth": node["depth"], "title": f"{business.name} ({business.category})"})
+    return {"order": order, "stats": tree.stats().to_json(),
+            "area": area, "width": MAP_WIDTH, "height": y(area["min_lat"]), "nodes": nodes}
 
 
 def caption(step: Step, kind: str, names: dict, axis: int) -> str:

@@ -47,22 +47,15 @@ function table(label, headers, rows, attributes = {}) {
   return wrap;
 }
 
+// The build rendered the same content from the same function (DR-002); Python's copy replaces it once ready.
 async function showSet() {
-  const { cases, summary, guidance, display } = await python.call("evalset");
-  $("set-summary").textContent = `Version ${summary.eval_set_version}, seed ${summary.seed}: ${summary.cases} cases. ` +
-    `${summary.over_limit} of the ${summary.cases} traces are longer than the ${summary.max_steps} steps a prompt ` +
-    "sends; for those the prompt says where it was cut and states the final facts.";
-  $("prompt-chars").textContent = display.prompt_chars;
-  $("wilson-20").textContent = guidance.display.all_grounded_wilson_low;
-  $("detectable").textContent = guidance.display.smallest_one_way;
-  $("detectable-points").textContent = guidance.display.smallest_one_way_points;
+  const { summary, figures, rows } = await python.call("evalset");
+  $("set-summary").textContent = summary;
+  for (const [id, text] of Object.entries(figures)) $(id).textContent = text;
   const body = $("evalset").tBodies[0];
   body.replaceChildren();
-  for (const c of cases) {
-    const steps = c.over_limit ? `${c.steps} (first ${c.steps_sent} sent)` : String(c.steps);
-    row(body, [c.case_id, c.kind_label, c.order, `${c.lon}, ${c.lat}`, steps, c.why_it_matters],
-      { "data-case": c.case_id });
-  }
+  for (const { case_id: caseId, cells } of rows) row(body, cells, { "data-case": caseId });
+  document.body.dataset.evalsetShown = "python";
 }
 
 function drawRates(runs, ticks) {

@@ -4,7 +4,6 @@ import { startPython } from "./python.mjs";
 import { setupWalkthrough } from "./walkthrough.mjs";
 
 const SVG = "http://www.w3.org/2000/svg";
-const WIDTH = 1000;
 const $ = (id) => document.getElementById(id);
 const python = startPython();
 const map = $("map");
@@ -21,10 +20,10 @@ function svg(name, attributes, parent) {
   return element;
 }
 
+// Points and lines come in map units from pyapp.explorer.tree_view; the search's marks are placed with the same scale.
 function drawTree() {
-  const area = tree.area;
-  const scale = WIDTH / (area.max_lon - area.min_lon);
-  const height = (area.max_lat - area.min_lat) * scale;
+  const { area, width, height } = tree;
+  const scale = width / (area.max_lon - area.min_lon);
   toMap = {
     x: (lon) => (lon - area.min_lon) * scale,
     y: (lat) => (area.max_lat - lat) * scale,
@@ -33,20 +32,16 @@ function drawTree() {
     lat: (y) => area.max_lat - y / scale,
   };
   map.replaceChildren();
-  map.setAttribute("viewBox", `0 0 ${WIDTH} ${height}`);
-  svg("rect", { width: WIDTH, height, class: "ground" }, map);
+  map.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg("rect", { width, height, class: "ground" }, map);
   for (const layer of ["pruned", "lines", "points", "search", "overlay"]) svg("g", { id: `layer-${layer}` }, map);
   const lines = $("layer-lines");
   const points = $("layer-points");
   for (const node of tree.nodes) {
-    const r = node.region;
-    const line = node.axis === 0
-      ? { x1: toMap.x(node.split), x2: toMap.x(node.split), y1: toMap.y(r.min_lat), y2: toMap.y(r.max_lat) }
-      : { x1: toMap.x(r.min_lon), x2: toMap.x(r.max_lon), y1: toMap.y(node.split), y2: toMap.y(node.split) };
-    svg("line", { ...line, class: `split depth-${Math.min(node.depth, 6)}`, "data-node": node.id }, lines);
-    const dot = svg("circle", { cx: toMap.x(node.lon), cy: toMap.y(node.lat), r: 3.5, class: "point",
-      "data-node": node.id }, points);
-    svg("title", {}, dot).textContent = `${node.name} (${node.category})`;
+    const [x1, y1, x2, y2] = node.line;
+    svg("line", { x1, y1, x2, y2, class: `split depth-${Math.min(node.depth, 6)}`, "data-node": node.id }, lines);
+    const dot = svg("circle", { cx: node.x, cy: node.y, r: 3.5, class: "point", "data-node": node.id }, points);
+    svg("title", {}, dot).textContent = node.title;
   }
   for (const [name, value] of Object.entries(tree.stats)) {
     document.querySelector(`[data-stat="${name}"]`).textContent = name === "average_depth" ? value.toFixed(2) : value;
@@ -91,7 +86,7 @@ function drawTouched() {
     }
     const dot = svg("circle", { cx: x, cy: y, r: 5, class: "node", "data-node": node.id, "data-step": node.step },
       marks);
-    svg("title", {}, dot).textContent = `${tree.byId.get(node.id).name}: visited at step ${node.step}`;
+    svg("title", {}, dot).textContent = `${tree.byId.get(node.id).title}: visited at step ${node.step}`;
     jump(dot, node.step);
   }
   for (const stub of touched.pruned) {
@@ -149,7 +144,7 @@ function showStep(index) {
     const s = view.trace[i];
     if (s.action === "report") {
       const node = tree.byId.get(s.node_id);
-      svg("circle", { cx: toMap.x(node.lon), cy: toMap.y(node.lat), r: 6, class: "reported" }, searchLayer);
+      svg("circle", { cx: node.x, cy: node.y, r: 6, class: "reported" }, searchLayer);
     }
   }
   // The ring shows what is known at this step: the radius, or the best distance found so far.
@@ -159,10 +154,10 @@ function showStep(index) {
       "data-distance": reach }, searchLayer);
   }
   const visited = tree.byId.get(step.node_id);
-  svg("circle", { cx: toMap.x(visited.lon), cy: toMap.y(visited.lat), r: 10, class: "current" }, searchLayer);
+  svg("circle", { cx: visited.x, cy: visited.y, r: 10, class: "current" }, searchLayer);
   if (extra.best) {
     const best = tree.byId.get(extra.best.id);
-    svg("circle", { cx: toMap.x(best.lon), cy: toMap.y(best.lat), r: 7, class: "best" }, searchLayer);
+    svg("circle", { cx: best.x, cy: best.y, r: 7, class: "best" }, searchLayer);
   }
   const list = $("trace-list");
   for (const item of list.querySelectorAll("[aria-current]")) item.removeAttribute("aria-current");
@@ -223,6 +218,11 @@ async function runSearch() {
     return;
   }
   $("query-message").textContent = "";
+  showSearch(shown);
+  document.dispatchEvent(new CustomEvent("search-shown", { detail: args }));
+}
+
+function showSearch(shown) {
   view = shown;
   $("step-count").textContent = view.trace.length;
   $("jump").max = view.trace.length;
@@ -244,7 +244,6 @@ async function runSearch() {
   drawQuery();
   drawTouched();
   showStep(1);
-  document.dispatchEvent(new CustomEvent("search-shown", { detail: args }));
 }
 
 async function loadTree() {
@@ -276,6 +275,12 @@ function stepByKey(event) {
   event.preventDefault();
   STEP_KEYS[event.key](event);
 }
+
+// Until Python is ready, the default map and search the build embedded (DR-002); then Python's own.
+const preset = JSON.parse($("explorer-default").textContent);
+tree = preset.tree;
+drawTree();
+showSearch(preset.search);
 
 python.ready.then(async () => {
   await loadTree();
