@@ -520,8 +520,9 @@ def classify_status(
 
 
 _ADVICE = {
-    ErrorClass.AUTH: "The provider rejected the API key. Check the key; the run stops here.",
-    ErrorClass.QUOTA: "The account behind this key has no quota or credit left; the run stops here.",
+    # No "the run stops here": the explorer makes one call, and a run's own message says it stopped.
+    ErrorClass.AUTH: "The provider rejected the API key. Check the key.",
+    ErrorClass.QUOTA: "The account behind this key has no quota or credit left.",
     ErrorClass.RATE_LIMIT: "The provider is rate-limiting this key.",
     ErrorClass.OVERLOADED: "The provider is overloaded.",
     ErrorClass.SERVER: "The provider had a server error.",
