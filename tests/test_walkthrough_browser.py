@@ -132,8 +132,8 @@ class Explorer:
     ``replies`` are used in order; the last one repeats for every further request.
     """
 
-    def __init__(self, browser, site, *, routed: bool = True) -> None:
-        self.context = browser.new_context(accept_downloads=True)
+    def __init__(self, browser, site, *, routed: bool = True, **context_options) -> None:
+        self.context = browser.new_context(accept_downloads=True, **context_options)
         self.watch = PageWatch(self.context, site.origin)
         self.page = self.watch.page
         self.urls: list[str] = []

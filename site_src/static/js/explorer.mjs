@@ -109,11 +109,18 @@ function showTouched(step) {
   for (const mark of tv.querySelectorAll(".current")) mark.classList.remove("current");
   const node = tv.querySelector(`.node[data-node="${step.node_id}"]`);
   node.classList.add("current");
+  // Measured on screen, so it holds whether the tree is drawn full size or fitted to the panel.
   const box = $("tree-scroll");
-  const x = Number(node.getAttribute("cx"));
-  const y = Number(node.getAttribute("cy"));
-  if (x < box.scrollLeft || x > box.scrollLeft + box.clientWidth) box.scrollLeft = x - box.clientWidth / 2;
-  if (y < box.scrollTop || y > box.scrollTop + box.clientHeight) box.scrollTop = y - box.clientHeight / 2;
+  const at = node.getBoundingClientRect();
+  const frame = box.getBoundingClientRect();
+  if (at.left < frame.left || at.right > frame.right) box.scrollLeft += at.left - frame.left - box.clientWidth / 2;
+  if (at.top < frame.top || at.bottom > frame.bottom) box.scrollTop += at.top - frame.top - box.clientHeight / 2;
+}
+
+function fitTree() {
+  const fit = $("tree-fit").getAttribute("aria-pressed") !== "true";
+  $("tree-fit").setAttribute("aria-pressed", String(fit));
+  $("tree-scroll").classList.toggle("fit", fit);
 }
 
 function showStep(index) {
@@ -308,6 +315,7 @@ $("last-step").addEventListener("click", () => showStep(view ? view.trace.length
 $("next-decision").addEventListener("click", nextDecision);
 $("jump").addEventListener("change", () => showStep(Number($("jump").value)));
 $("play").addEventListener("click", togglePlay);
+$("tree-fit").addEventListener("click", fitTree);
 $("speed").addEventListener("change", () => { if (player) startPlaying(); });
 
 setupWalkthrough(python, () => view);
