@@ -52,7 +52,7 @@ def test_explorer_shows_its_default_search_before_python_and_python_renders_the_
     assert BLOCKED in wait_for_python(blocked)
     assert explorer_state(blocked) == before  # a failed start leaves the default state in place
     assert blocked.locator("#map circle.point").count() == 1188
-    assert blocked.locator("#map line.split").count() == 1188
+    assert blocked.locator("#map path.split").count() == 7  # one path per depth class
     assert blocked.locator("#layer-search circle.current").count() == 1
     assert len(before["steps"]) == int(before["figures"][0]) > 1
     assert before["caption"].startswith("Step 1: Visit ")

@@ -37,9 +37,8 @@ function drawTree() {
   for (const layer of ["pruned", "lines", "points", "search", "overlay"]) svg("g", { id: `layer-${layer}` }, map);
   const lines = $("layer-lines");
   const points = $("layer-points");
+  for (const split of tree.splits) svg("path", { d: split.path, class: `split depth-${split.depth}` }, lines);
   for (const node of tree.nodes) {
-    const [x1, y1, x2, y2] = node.line;
-    svg("line", { x1, y1, x2, y2, class: `split depth-${Math.min(node.depth, 6)}`, "data-node": node.id }, lines);
     const dot = svg("circle", { cx: node.x, cy: node.y, r: 3.5, class: "point", "data-node": node.id }, points);
     svg("title", {}, dot).textContent = node.title;
   }
