@@ -800,13 +800,30 @@ class Renderer:
         )
 
 
+PAGE_CONTENT_CACHE = Path(".cache") / "page-content"  # under the project folder, ignored by git
+
+
 @functools.cache
 def page_content(name: str) -> dict:
     """A page's fixed content from ``pyapp.page_content``, computed by the functions the worker calls,
-    so it shows before Python starts (DR-002); imported only when a page asks for it."""
-    from pyapp import page_content as content
+    so it shows before Python starts (DR-002).
 
-    return getattr(content, name)()
+    Kept in ``.cache/page-content`` under a hash of pyapp's files: importing and running pyapp would
+    otherwise add several hundred milliseconds to every build. The value goes through JSON either way,
+    so a build from the cache gives the same bytes.
+    """
+    package = ROOT / "pyapp"
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    cached = ROOT / PAGE_CONTENT_CACHE / f"{name}-{digest.hexdigest()[:16]}.json"
+    if not cached.exists():
+        from pyapp import page_content as content
+
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_text(json.dumps(getattr(content, name)()), encoding="utf-8")
+    return json.loads(cached.read_text(encoding="utf-8"))
 
 
 def wrap_tables(text: str) -> str:
