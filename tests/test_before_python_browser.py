@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import wait_for_python
+from pyapp.explorer import search_view
 
 pytestmark = pytest.mark.browser
 
@@ -78,3 +79,26 @@ def test_evalset_table_and_guidance_show_before_python_and_python_renders_the_sa
     ready.goto(site.url + "ai-eval/")
     ready.wait_for_selector("body[data-evalset-shown='python']", timeout=90_000)
     assert evalset_state(ready) == before
+
+
+def test_a_query_placed_before_python_is_ready_is_searched_once_it_is(watched, site):
+    page = watched.page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(site.url + "explorer/")
+    page.wait_for_selector("#step-caption[data-step='1']")
+    page.evaluate("""() => {
+        window.shownMessages = [];
+        new MutationObserver(() => shownMessages.push(document.getElementById("query-message").textContent))
+            .observe(document.getElementById("query-message"), {childList: true, characterData: true, subtree: true});
+    }""")
+    assert page.get_attribute("#python-status", "data-state") == "loading"
+    page.click("#map", position={"x": 200, "y": 150})
+    lon, lat = page.input_value("#lon"), page.input_value("#lat")
+    assert lon != "24.9445"
+    page.wait_for_selector("body[data-explorer-ready='true']", timeout=90_000)
+    page.wait_for_timeout(500)
+    expected = search_view("median-first", "nearest", float(lon), float(lat))
+    assert page.inner_text("#step-count") == str(len(expected["trace"]))
+    assert page.inner_text("#search-result") == expected["result_text"]
+    assert [text for text in page.evaluate("shownMessages") if text] == []
+    assert watched.errors == []
