@@ -18,6 +18,7 @@ import random
 import statistics
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from functools import lru_cache
 
 __all__ = [
     "bootstrap_mean_ci",
@@ -163,6 +164,20 @@ def _check_resamples(resamples: int) -> None:
         raise ValueError(f"resamples must be a positive integer, got {resamples!r}")
 
 
+@lru_cache(maxsize=2)
+def resample_indices(n: int, resamples: int, seed: int) -> tuple[tuple[int, ...], ...]:
+    """The bootstrap's index draws: ``resamples`` rows of ``n`` indices i = floor(rng.random() * n)
+    from ``random.Random(seed)``, row after row.
+
+    They depend only on (n, resamples, seed), so many intervals over samples of one size (the
+    experiments page, DR-010) draw them once.
+    """
+    draw = random.Random(seed).random
+    last = n - 1
+    # min() guards the float product against ever reaching n.
+    return tuple(tuple(min(last, int(draw() * n)) for _ in range(n)) for _ in range(resamples))
+
+
 def _bootstrap_limits(
     data: list[float],
     statistic: Callable[[list[float]], float],
@@ -175,15 +190,7 @@ def _bootstrap_limits(
     Each resample takes len(data) indices i = floor(rng.random() * n) from
     ``random.Random(seed)``, all indices of one resample before the next.
     """
-    rng = random.Random(seed)
-    draw = rng.random
-    n = len(data)
-    last = n - 1
-    values = []
-    for _ in range(resamples):
-        # min() guards the float product against ever reaching n.
-        values.append(statistic([data[min(last, int(draw() * n))] for _ in range(n)]))
-    values.sort()
+    values = sorted(statistic([data[i] for i in indices]) for indices in resample_indices(len(data), resamples, seed))
     tail = (1.0 - confidence) / 2.0
     return _percentile(values, tail), _percentile(values, 1.0 - tail)
 
