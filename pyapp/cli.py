@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 from pyapp.configurations import group_runs
 from pyapp.evalset import case, case_prompt, evalset_summary, evalset_table
+from pyapp.experiment import DEFAULT_PER_KIND, DEFAULT_SEED, run_experiment
+from pyapp.experiment_report import format_experiment
 from pyapp.export import parse_import
 from pyapp.geodata import businesses_by_id
 from pyapp.kdtree import ORDERS
@@ -241,6 +243,21 @@ def _compare_configurations(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_experiment(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("experiment", help="the five insertion orders on the same seeded queries (the experiments page)")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"seed of the queries (default {DEFAULT_SEED})")
+    p.add_argument("--queries", type=int, default=DEFAULT_PER_KIND, metavar="N",
+                   help=f"queries per kind of search (default {DEFAULT_PER_KIND})")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.set_defaults(run=_run_experiment, parser=p)
+
+
+def _run_experiment(args: argparse.Namespace) -> int:
+    figures = run_experiment(args.seed, args.queries)
+    print(json.dumps(figures) if args.json else format_experiment(figures))
+    return 0
+
+
 class _UsageError(Exception):
     """A combination of arguments argparse cannot express; reported like an argparse error.
 
@@ -256,6 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_prompt(sub)
     _add_report(sub)
     _add_compare(sub)
+    _add_experiment(sub)
     return parser
 
 
