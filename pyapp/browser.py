@@ -403,3 +403,31 @@ async def import_audit(data: str) -> dict:
     if new:
         await append_entries(new)
     return {"added": len(new), "skipped": len(imported) - len(new)}
+
+
+# --- the experiments page (DR-010) ------------------------------------------------------
+
+
+@op
+async def experiment_run(seed: str, per_kind: str, published_digest: str) -> dict:
+    """Recompute the experiment with the visitor's settings, reporting progress and stopping on Cancel."""
+    import asyncio
+
+    from .experiment import experiment_steps, parse_settings
+    from .experiment_page import figures_html, reproduction_note
+
+    steps = experiment_steps(*parse_settings(seed, per_kind))
+    while True:
+        try:
+            done, total = next(steps)
+        except StopIteration as finished:
+            figures = finished.value
+            break
+        if cancelled():
+            raise RuntimeError("Cancelled: the figures shown are the ones from before.")
+        emit({"type": "experiment-progress", "done": done, "total": total,
+              "text": f"Running: step {done} of {total}."})
+        await asyncio.sleep(0)  # lets the worker read a Cancel between steps
+    return {"html": figures_html(figures, "../explorer/"), "digest": figures["digest"],
+            "reproduced": figures["digest"] == published_digest,
+            "note": reproduction_note(figures, published_digest)}

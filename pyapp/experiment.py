@@ -88,6 +88,18 @@ def check_settings(seed: object, per_kind: object) -> tuple[int, int]:
     return seed, per_kind
 
 
+def parse_settings(seed: str, per_kind: str) -> tuple[int, int]:
+    """The page's two fields, as text, read as whole numbers (then checked as :func:`check_settings` does)."""
+    values = []
+    for text, name in ((seed, "seed"), (per_kind, "number of queries per kind")):
+        text = str(text).strip()
+        if not text.isascii() or not text.isdigit() or len(text) > 10:
+            limit = MAX_SEED if name == "seed" else MAX_PER_KIND
+            raise ValueError(f"The {name} must be a whole number from {0 if name == 'seed' else 1} to {limit}.")
+        values.append(int(text))
+    return check_settings(values[0], values[1])
+
+
 def draw_queries(seed: int = DEFAULT_SEED, per_kind: int = DEFAULT_PER_KIND) -> tuple[Query, ...]:
     """The experiment's queries, kind after kind (module doc gives the rules)."""
     seed, per_kind = check_settings(seed, per_kind)
