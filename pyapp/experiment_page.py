@@ -16,10 +16,13 @@ from pyapp.experiment import BASELINE, ORDER_LABELS
 WIDTH = 400
 LABEL_RIGHT = 104  # the order labels end here; the plot starts after
 PLOT_LEFT = 112
-PLOT_RIGHT = 388
+PLOT_RIGHT = 372
 ROW = 26
 TOP = 10
 LOG_MAX = 2000  # the distribution plots' axis runs from 1 to this many nodes (log scale)
+# Short enough for the plots' label column on a phone.
+PLOT_LABELS = {"file": "file order", "lon-sorted": "longitude", "lat-sorted": "latitude", "shuffled": "shuffled",
+               "median-first": "median first"}
 
 
 def _n(x: float) -> str:
@@ -58,7 +61,7 @@ def distribution_svg(kind: dict, points: int, points_text: str) -> str:
         s = row["nodes_visited"]
         y = TOP + ROW * i + ROW / 2
         q1, _, q3 = s["quartiles"]
-        parts.append(_label(y, row["label"]))
+        parts.append(_label(y, PLOT_LABELS[row["order"]]))
         parts.append(f'<line x1="{_n(_log_x(s["min"]))}" x2="{_n(_log_x(s["max"]))}" y1="{_n(y)}" y2="{_n(y)}" '
                      'class="whisker"/>')
         parts.append(f'<rect x="{_n(_log_x(q1))}" y="{_n(y - 7)}" width="{_n(_log_x(q3) - _log_x(q1))}" '
@@ -107,7 +110,7 @@ def paired_svg(kind: dict) -> str:
     for i, pair in enumerate(pairs):
         y = TOP + ROW * i + ROW / 2
         low, high = pair["interval"]
-        parts.append(_label(y, ORDER_LABELS[pair["order"]]))
+        parts.append(_label(y, PLOT_LABELS[pair["order"]]))
         parts.append(f'<line x1="{_n(x(low))}" x2="{_n(x(high))}" y1="{_n(y)}" y2="{_n(y)}" class="ci"/>')
         parts.append(f'<circle cx="{_n(x(pair["difference"]))}" cy="{_n(y)}" r="3.5" class="mean"/>')
     parts.append("</svg>")
@@ -188,10 +191,10 @@ def figures_html(figures: dict, explorer_base: str) -> str:
                    "mean extra nodes visited (dot) and its 95% paired bootstrap interval (line). Right of zero "
                    "costs more than median first.</figcaption></figure>")
         out.append(_table(f"Paired differences, {kind['label']}",
-                          ["Insertion order", "Mean difference (95% CI)", "Better", "Worse", "Same"],
+                          ["Insertion order", "Mean difference (95% CI)", "Queries better / worse / same"],
                           [[escape(ORDER_LABELS[p["order"]]),
                             f'{p["text"]["difference"]} <span class="ci-text">({p["text"]["interval"]})</span>',
-                            str(p["better"]), str(p["worse"]), str(p["same"])] for p in kind["paired"]]))
+                            f'{p["better"]} / {p["worse"]} / {p["same"]}'] for p in kind["paired"]]))
         out.append("<h3>Largest differences</h3>" + _largest(kind, explorer_base) + "</section>")
     return "".join(out)
 
