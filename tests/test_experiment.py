@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import statistics
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 from scipy.spatial import KDTree
 
+from pyapp import browser
 from pyapp.cli import main
 from pyapp.evalset import CASE_KINDS
 from pyapp.experiment import (
@@ -22,6 +24,7 @@ from pyapp.experiment import (
     measure,
     run_experiment,
 )
+from pyapp.experiment_page import figures_html
 from pyapp.geodata import load_businesses
 from pyapp.kdtree import ORDERS
 from pyodide_harness import pyodide_available, run_in_node
@@ -176,3 +179,35 @@ def test_median_of_a_kind_is_statistics_median(small):
     queries = [q for q in draw_queries(7, SMALL) if q.kind == "anywhere"]
     row = small["kinds"][1]["orders"][0]
     assert row["nodes_visited"]["median"] == statistics.median(measure(row["order"], q)[0] for q in queries)
+
+
+def call_op(name: str, **args) -> dict:
+    return json.loads(asyncio.run(browser.handle(name, json.dumps(args))))
+
+
+def test_the_page_operation_reports_progress_and_says_whether_the_published_figures_came_back(worker, small):
+    answer = call_op("experiment_run", seed="7", per_kind=str(SMALL), published_digest=small["digest"])
+    assert answer["ok"] and answer["value"]["reproduced"] is True
+    assert answer["value"]["html"] == figures_html(small, "../explorer/")
+    assert "identical to the published one, digit for digit" in answer["value"]["note"]
+    progress = [e for e in worker.events if e["type"] == "experiment-progress"]
+    assert progress[-1]["done"] == progress[-1]["total"] and len(progress) > 5
+    other = call_op("experiment_run", seed="8", per_kind="3", published_digest=small["digest"])
+    assert other["value"]["reproduced"] is False and "differ from the published ones" in other["value"]["note"]
+
+
+@pytest.mark.parametrize(("seed", "per_kind", "sentence"), [
+    ("", "5", "The seed must be a whole number from 0 to 2147483647."),
+    ("1e3", "5", "The seed must be a whole number from 0 to 2147483647."),
+    ("3", "-2", "The number of queries per kind must be a whole number from 1 to 500."),
+    ("3", "9" * 400, "The number of queries per kind must be a whole number from 1 to 500."),
+], ids=["empty-seed", "exponent", "negative-count", "huge-count"])
+def test_the_page_operation_refuses_bad_settings_with_a_sentence(worker, seed, per_kind, sentence):
+    assert call_op("experiment_run", seed=seed, per_kind=per_kind, published_digest="") == \
+        {"ok": False, "error": sentence}
+
+
+def test_cancel_stops_the_page_operation_between_steps(worker):
+    worker.cancel = True
+    answer = call_op("experiment_run", seed="1", per_kind="3", published_digest="")
+    assert answer == {"ok": False, "error": "Cancelled: the figures shown are the ones from before."}
