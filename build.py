@@ -831,7 +831,7 @@ def experiment_section(root: Path, url: str) -> dict:
 
     figures = experiment_figures(root)
     return {"html": figures_html(figures, relative_url("explorer/index.html", url)), "digest": figures["digest"],
-            "seed": figures["seed"], "per_kind": figures["per_kind"]}
+            "seed": figures["seed"], "per_kind": figures["per_kind"], "queries": figures["text"]["queries"]}
 
 
 def wrap_tables(text: str) -> str:
