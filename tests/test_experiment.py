@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import statistics
@@ -11,6 +10,7 @@ import numpy as np
 import pytest
 from scipy.spatial import KDTree
 
+from live_call import run_async
 from pyapp import browser
 from pyapp.cli import main
 from pyapp.evalset import CASE_KINDS
@@ -182,7 +182,7 @@ def test_median_of_a_kind_is_statistics_median(small):
 
 
 def call_op(name: str, **args) -> dict:
-    return json.loads(asyncio.run(browser.handle(name, json.dumps(args))))
+    return json.loads(run_async(browser.handle(name, json.dumps(args))))
 
 
 def test_the_page_operation_reports_progress_and_says_whether_the_published_figures_came_back(worker, small):
