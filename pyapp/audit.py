@@ -65,6 +65,9 @@ CALL_KEYS = _COMMON_KEYS + (
     "status", "answer", "stop", "raw_stop_reason", "input_tokens", "output_tokens", "answer_ms",
     "total_ms", "retries", "outcome", "error", "failure", "message",
 )
+# Added later, so a call entry may lack them: what the provider says answered (DR-008).
+CALL_DRIFT_KEYS = ("model_reported", "system_fingerprint")
+MAX_REPORTED_BYTES = 200
 DECISION_KEYS = _COMMON_KEYS + ("call_id", "helpful", "note")
 CANCEL_KEYS = _COMMON_KEYS + ("run_id", "case_id", "call_id")
 SEARCH_KEYS = ("order", "kind", "lon", "lat", "radius")
@@ -155,6 +158,9 @@ def call_entry(
         "error": outcome.error,
         "failure": _cut(_storable(failure), MAX_TEXT_BYTES),
         "message": _cut(message.strip(), MAX_TEXT_BYTES),
+        "model_reported": None if reply is None else _cut(_storable(reply.model), MAX_REPORTED_BYTES),
+        "system_fingerprint": None if reply is None else _cut(_storable(reply.system_fingerprint),
+                                                              MAX_REPORTED_BYTES),
     }
     _raise_if_invalid(entry)
     return entry
@@ -388,9 +394,10 @@ def validate_entry(obj: Any) -> list[str]:
     kind = obj.get("type")
     if not isinstance(kind, str) or kind not in ENTRY_TYPES:
         return [f"type: must be one of {', '.join(ENTRY_TYPES)}"]
-    allowed = _KEYS[kind]
+    required = _KEYS[kind]
+    allowed = required + CALL_DRIFT_KEYS if kind == EntryType.CALL else required
     problems = []
-    missing = [k for k in allowed if k not in obj]
+    missing = [k for k in required if k not in obj]
     unknown = sorted(shown(k) for k in obj if k not in allowed)
     if missing:
         problems.append(f"entry: missing keys {', '.join(missing)}")
@@ -448,6 +455,8 @@ def _check_call(check: _Checker) -> None:
     check.choice("error", CALL_ERRORS, optional=True)
     check.text("failure", MAX_TEXT_BYTES, optional=True)
     check.text("message", MAX_TEXT_BYTES)
+    for key in CALL_DRIFT_KEYS:
+        check.text(key, MAX_REPORTED_BYTES, optional=True)
     outcome, error = obj["outcome"], obj["error"]
     answered = isinstance(obj["answer"], str) and obj["stop"] is not None
     if outcome in ANSWERED and (error is not None or not answered):

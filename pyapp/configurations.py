@@ -130,6 +130,23 @@ def configuration_of(run: Run) -> Configuration | None:
     )
 
 
+def drift(runs: Sequence[Run]) -> dict:
+    """The models and system fingerprints the provider reported over ``runs``, and whether they differ.
+
+    Runs answered by different reported models or fingerprints are flagged: their spread
+    may be a change of model behind one name, not the noise of one model (DR-008).
+    """
+    models = sorted({m for run in runs for m in run.models_reported})
+    fingerprints = sorted({f for run in runs for f in run.fingerprints})
+    parts = []
+    if len(models) > 1:
+        parts.append(f"answered by {len(models)} different reported models ({', '.join(models)})")
+    if len(fingerprints) > 1:
+        parts.append(f"{len(fingerprints)} different system fingerprints ({', '.join(fingerprints)})")
+    return {"models_reported": models, "fingerprints": fingerprints, "flagged": bool(parts),
+            "text": "; ".join(parts)}
+
+
 def group_runs(runs: Sequence[Run]) -> Grouped:
     """Runs by configuration, groups in order of their first run, runs oldest first as given."""
     order: list[Configuration] = []

@@ -341,13 +341,19 @@ def _openai_request(
 
 @dataclass(frozen=True)
 class Reply:
-    """What the model answered: full ``text``, the ``stop`` class and token counts."""
+    """What the model answered: full ``text``, the ``stop`` class and token counts.
+
+    ``model`` is the model the provider says answered, and ``system_fingerprint`` OpenAI's
+    name for the backend configuration; either is ``None`` when the reply does not say (DR-008).
+    """
 
     text: str
     stop: Stop
     input_tokens: int | None
     output_tokens: int | None
     raw_stop_reason: str | None
+    model: str | None = None
+    system_fingerprint: str | None = None
 
 
 @dataclass(frozen=True)
@@ -444,6 +450,7 @@ def _anthropic_reply(data: dict) -> Reply:
         input_tokens=_tokens(usage, "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),
         output_tokens=_tokens(usage, "output_tokens"),
         raw_stop_reason=raw,
+        model=_text_or_none(data.get("model")),
     )
 
 
@@ -475,7 +482,13 @@ def _openai_reply(data: dict) -> Reply:
         input_tokens=_tokens(usage, "prompt_tokens"),
         output_tokens=_tokens(usage, "completion_tokens"),
         raw_stop_reason=raw,
+        model=_text_or_none(data.get("model")),
+        system_fingerprint=_text_or_none(data.get("system_fingerprint")),
     )
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _provider_label(provider: str) -> str:

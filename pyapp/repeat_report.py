@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pyapp.configurations import ConfigurationRuns, Grouped, group_runs
+from pyapp.configurations import ConfigurationRuns, Grouped, drift, group_runs
 from pyapp.repeats import compare_tables, repeat_figures, verdict_table
 from pyapp.report import compare_report, fmt_p, fmt_percent, fmt_points
 from pyapp.runs import Run
@@ -59,6 +59,7 @@ def _group_report(group: ConfigurationRuns) -> dict:
         "run_ids": [r.run_id for r in group.runs],
         "k": len(group.runs),
         "figures": figures,
+        "drift": drift(group.runs),
         "display": _repeat_display(figures),
     }
 
@@ -105,6 +106,12 @@ def _disagreement_note(figures: dict) -> str | None:
             "still includes zero: read the gap as a hint, not as settled.")
 
 
+def _drift_sentences(x: dict, y: dict) -> list[str]:
+    """A warning per side whose runs were answered by different models or fingerprints (DR-008)."""
+    return [f"Drift: {name}'s runs were {side['drift']['text']}, so its spread and this difference may mix "
+            "model changes with noise." for name, side in (("X", x), ("Y", y)) if side["drift"]["flagged"]]
+
+
 def configuration_compare_report(grouped: Grouped, x_name: str, y_name: str) -> dict:
     """Configuration Y against configuration X (each named by its id or one of its runs' ids)."""
     gx, gy = grouped.find(x_name), grouped.find(y_name)
@@ -113,7 +120,7 @@ def configuration_compare_report(grouped: Grouped, x_name: str, y_name: str) -> 
     x, y = _group_report(gx), _group_report(gy)
     figures = compare_tables(verdict_table(gx.runs), verdict_table(gy.runs))
     report = {"x": x, "y": y, "comparison": figures, "inside_floor": {"x": None, "y": None}, "floor_text": [],
-              "note": None}
+              "note": None, "drift_text": _drift_sentences(x, y)}
     single = None
     if figures["method"] == "newcombe":
         single = compare_report(gx.runs[0], gy.runs[0])
@@ -150,6 +157,15 @@ def _format_group(g: dict, title: str = "configuration") -> list[str]:
     lines = [f"{title} {g['id']}: {g['label']}", f"  runs ({g['k']}):"]
     lines.extend(f"    {line}" for line in shown["runs"])
     lines.append(f"  mean grounded share: {shown['mean']}")
+    reported = g["drift"]
+    if reported["flagged"]:
+        lines.append(f"  DRIFT: {reported['text']}")
+    else:
+        said = [f"{what} {values[0]}" for what, values in (("model reported:", reported["models_reported"]),
+                                                           ("system fingerprint:", reported["fingerprints"]))
+                if values]
+        if said:
+            lines.append(f"  {'; '.join(said)}")
     if g["k"] >= 2:
         figures = g["figures"]
         if figures["not_in_every_run"]:
@@ -185,6 +201,7 @@ def format_configuration_compare_report(report: dict) -> str:
     if figures["not_paired"]:
         lines.append(f"not compared (not counted in every run of both): {', '.join(figures['not_paired'])}")
     lines.extend(report["floor_text"])
+    lines.extend(report["drift_text"])
     if report["note"]:
         lines.append(report["note"])
     if "runs" in report:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from pyapp import audit
 from pyapp.audit import (
     AUDIT_FORMAT,
+    CALL_DRIFT_KEYS,
     CALL_KEYS,
     call_entry,
     cancel_entry,
@@ -60,7 +61,7 @@ def eval_call(**overrides):
 
 def test_call_entry_has_exactly_the_spec_fields():
     entry = eval_call()
-    assert tuple(entry) == CALL_KEYS
+    assert tuple(entry) == CALL_KEYS + CALL_DRIFT_KEYS
     assert entry["format"] == AUDIT_FORMAT == 1 and entry["type"] == "call"
     assert entry["time"] == "2026-12-02T16:40:05.123Z"
     assert (entry["run_id"], entry["case_id"]) == ("run-1", "C07")
