@@ -235,7 +235,7 @@ def is_loopback_url(url: str) -> bool:
         return False
 
 
-def _schema_for_sending(schema: dict) -> dict:
+def schema_for_sending(schema: dict) -> dict:
     # "$schema"/"$id" describe the file, not the answer; providers reject or ignore them.
     return {k: v for k, v in schema.items() if k not in ("$schema", "$id")}
 
@@ -277,7 +277,7 @@ def build_request(
             "or [::1]). This site's security policy lets the page reach only Anthropic, OpenAI and servers on "
             "this computer, so a server elsewhere would be blocked by the browser anyway."
         )
-    schema = _schema_for_sending(schema)
+    schema = schema_for_sending(schema)
     if settings.provider == ANTHROPIC:
         return _anthropic_request(settings, prompt, key or "", schema, schema_name)
     return _openai_request(settings, prompt, key, schema, schema_name)

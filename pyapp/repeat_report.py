@@ -106,6 +106,26 @@ def _disagreement_note(figures: dict) -> str | None:
             "still includes zero: read the gap as a hint, not as settled.")
 
 
+def comparison_display(figures: dict) -> dict:
+    """The per-case counts, the difference and the test of :func:`pyapp.repeats.compare_tables`, as text."""
+    shown = {"per_case": f"{len(figures['better'])} better, {len(figures['worse'])} worse, "
+                         f"{len(figures['same'])} the same (Y against X)"}
+    if figures["difference"] is None:
+        shown["difference"] = "no case has a counted answer in every run of both"
+        shown["test"] = ""
+        return shown
+    single = figures["method"] == "newcombe"
+    low, high = figures["interval"]
+    how = ("Newcombe method 10" if single else
+           f"paired bootstrap over cases, {BOOTSTRAP_RESAMPLES:,} resamples, seed {BOOTSTRAP_SEED}")
+    shown["difference"] = (f"{fmt_points(figures['difference'])} points, Y minus X "
+                           f"(95% CI {fmt_points(low)} to {fmt_points(high)}, {how}) on {figures['paired']} cases")
+    test = "exact McNemar" if single else "exact sign test"
+    shown["test"] = (f"{test} p = {fmt_p(figures['sign_p'])} "
+                     f"({len(figures['better'])} better against {len(figures['worse'])} worse)")
+    return shown
+
+
 def _drift_sentences(x: dict, y: dict) -> list[str]:
     """A warning per side whose runs were answered by different models or fingerprints (DR-008)."""
     return [f"Drift: {name}'s runs were {side['drift']['text']}, so its spread and this difference may mix "
@@ -121,25 +141,10 @@ def configuration_compare_report(grouped: Grouped, x_name: str, y_name: str) -> 
     figures = compare_tables(verdict_table(gx.runs), verdict_table(gy.runs))
     report = {"x": x, "y": y, "comparison": figures, "inside_floor": {"x": None, "y": None}, "floor_text": [],
               "note": None, "drift_text": _drift_sentences(x, y)}
-    single = None
     if figures["method"] == "newcombe":
-        single = compare_report(gx.runs[0], gy.runs[0])
-        report["runs"] = single
-    n = figures["paired"]
-    shown = {"per_case": f"{len(figures['better'])} better, {len(figures['worse'])} worse, "
-                         f"{len(figures['same'])} the same (Y against X)"}
-    if figures["difference"] is None:
-        shown["difference"] = "no case has a counted answer in every run of both"
-        shown["test"] = ""
-    else:
-        low, high = figures["interval"]
-        how = ("Newcombe method 10" if single is not None else
-               f"paired bootstrap over cases, {BOOTSTRAP_RESAMPLES:,} resamples, seed {BOOTSTRAP_SEED}")
-        shown["difference"] = (f"{fmt_points(figures['difference'])} points, Y minus X "
-                               f"(95% CI {fmt_points(low)} to {fmt_points(high)}, {how}) on {n} cases")
-        test = "exact McNemar" if single is not None else "exact sign test"
-        shown["test"] = (f"{test} p = {fmt_p(figures['sign_p'])} "
-                         f"({len(figures['better'])} better against {len(figures['worse'])} worse)")
+        report["runs"] = compare_report(gx.runs[0], gy.runs[0])
+    shown = comparison_display(figures)
+    if figures["difference"] is not None:
         report["note"] = _disagreement_note(figures)
         for key, name, side in (("x", "X", x), ("y", "Y", y)):
             inside, text = _floor_sentence(name, side, figures["difference"])
