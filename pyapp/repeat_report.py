@@ -106,10 +106,10 @@ def _disagreement_note(figures: dict) -> str | None:
             "still includes zero: read the gap as a hint, not as settled.")
 
 
-def comparison_display(figures: dict) -> dict:
+def comparison_display(figures: dict, x: str = "X", y: str = "Y") -> dict:
     """The per-case counts, the difference and the test of :func:`pyapp.repeats.compare_tables`, as text."""
     shown = {"per_case": f"{len(figures['better'])} better, {len(figures['worse'])} worse, "
-                         f"{len(figures['same'])} the same (Y against X)"}
+                         f"{len(figures['same'])} the same ({y} against {x})"}
     if figures["difference"] is None:
         shown["difference"] = "no case has a counted answer in every run of both"
         shown["test"] = ""
@@ -118,7 +118,7 @@ def comparison_display(figures: dict) -> dict:
     low, high = figures["interval"]
     how = ("Newcombe method 10" if single else
            f"paired bootstrap over cases, {BOOTSTRAP_RESAMPLES:,} resamples, seed {BOOTSTRAP_SEED}")
-    shown["difference"] = (f"{fmt_points(figures['difference'])} points, Y minus X "
+    shown["difference"] = (f"{fmt_points(figures['difference'])} points, {y} minus {x} "
                            f"(95% CI {fmt_points(low)} to {fmt_points(high)}, {how}) on {figures['paired']} cases")
     test = "exact McNemar" if single else "exact sign test"
     shown["test"] = (f"{test} p = {fmt_p(figures['sign_p'])} "
