@@ -1,10 +1,11 @@
 """Audit log entries: plain JSON-able dicts, appended to IndexedDB and exported.
 
-The log is append-only. Three entry types:
+The log is append-only. Four entry types:
 
 ``call``      one per call, success or failure, written before anything is shown;
 ``decision``  a visitor's verdict (helpful or not, with a note) on an earlier call;
-``cancel``    a visitor cancelled a case of a run (points at the call, if one ran).
+``cancel``    a visitor cancelled a case of a run (points at the call, if one ran);
+``plan``      a comparison of two configurations registered in advance (``pyapp.plans``).
 
 Every entry carries ``format`` (:data:`AUDIT_FORMAT`), ``id``, ``type`` and
 ``time`` (ISO 8601, UTC, millisecond precision, ``Z`` suffix). Later facts
@@ -55,6 +56,7 @@ MAX_SHOWN_CHARS = 40
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}\Z")  # \Z: "$" would accept a final line break
 _HASH_RE = re.compile(r"^[0-9a-f]{64}\Z")
+_CONFIGURATION_RE = re.compile(r"^[0-9a-f]{8}\Z")  # pyapp.configurations.Configuration.id
 _TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\Z")
 # In a Python string every surrogate is a lone one (a JSON pair decodes to one character).
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
@@ -71,7 +73,11 @@ MAX_REPORTED_BYTES = 200
 DECISION_KEYS = _COMMON_KEYS + ("call_id", "helpful", "note")
 CANCEL_KEYS = _COMMON_KEYS + ("run_id", "case_id", "call_id")
 SEARCH_KEYS = ("order", "kind", "lon", "lat", "radius")
-_KEYS = {EntryType.CALL: CALL_KEYS, EntryType.DECISION: DECISION_KEYS, EntryType.CANCEL: CANCEL_KEYS}
+PLAN_KEYS = _COMMON_KEYS + ("x", "y", "metric", "rule", "note")
+# The one primary metric a plan can name (DR-008); every other figure is secondary.
+PLAN_METRIC = "grounded_share"
+_KEYS = {EntryType.CALL: CALL_KEYS, EntryType.DECISION: DECISION_KEYS, EntryType.CANCEL: CANCEL_KEYS,
+         EntryType.PLAN: PLAN_KEYS}
 
 
 def new_entry_id() -> str:
@@ -418,11 +424,30 @@ def validate_entry(obj: Any) -> list[str]:
         if not isinstance(obj["helpful"], bool):
             check.fail("helpful", "must be true or false")
         check.text("note", MAX_NOTE_BYTES)
+    elif kind == EntryType.PLAN:
+        _check_plan(check)
     else:
         check.id("run_id")
         check.id("case_id")
         check.id("call_id", optional=True)
     return check.problems
+
+
+def _check_plan(check: _Checker) -> None:
+    from .reject_rules import parse_rule  # not at the top: reject_rules imports report, which imports audit
+
+    obj = check.obj
+    for key in ("x", "y"):
+        if not isinstance(obj[key], str) or not _CONFIGURATION_RE.match(obj[key]):
+            check.fail(key, "must be a configuration id (8 lowercase hex digits)")
+    if obj["x"] == obj["y"]:
+        check.fail("y", "must be another configuration than x")
+    check.choice("metric", (PLAN_METRIC,))
+    try:
+        parse_rule(obj["rule"])
+    except ValueError as exc:
+        check.fail("rule", str(exc))
+    check.text("note", MAX_NOTE_BYTES)
 
 
 def _check_call(check: _Checker) -> None:

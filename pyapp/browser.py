@@ -368,10 +368,38 @@ async def configurations() -> dict:
 async def compare_configurations(x: str, y: str) -> dict:
     """Configuration ``y`` against ``x``, as ``python -m pyapp compare --config X --config Y`` prints it."""
     from .configurations import group_runs
+    from .plans import plans_in
     from .repeat_report import configuration_compare_report
 
-    runs = list((await LOG.refresh()).runs().rebuilt().runs)
-    return configuration_compare_report(group_runs(runs), x, y)
+    log = await LOG.refresh()
+    return configuration_compare_report(group_runs(list(log.runs().rebuilt().runs)), x, y, plans_in(log.entries))
+
+
+@op
+async def plans() -> list[dict]:
+    """The registered plans, newest first, with their times as a person reads them."""
+    from .plans import plans_in, when_text
+
+    return [{**plan, "when": when_text(plan["time"])}
+            for plan in reversed(plans_in((await LOG.refresh()).entries))]
+
+
+@op
+async def register_plan(x: str, y: str, rule: str, note: str, settings: dict) -> dict:
+    """Append a plan comparing ``y`` against ``x``; either may be ``"form"``, the settings the page holds now."""
+    from datetime import UTC, datetime
+
+    from .audit import new_entry_id
+    from .configurations import configuration_for
+    from .plans import plan_entry
+    from .providers import Settings
+
+    def named(name: str) -> str:
+        return configuration_for(Settings.from_dict(settings).to_dict()).id if name == "form" else name
+
+    entry = plan_entry(new_entry_id(), datetime.now(UTC), named(x), named(y), rule, note)
+    await append_entries([entry])
+    return entry
 
 
 @op

@@ -27,6 +27,7 @@ from pyapp.evalset import case, case_prompt, evalset_summary, evalset_table
 from pyapp.export import parse_import
 from pyapp.geodata import businesses_by_id
 from pyapp.kdtree import ORDERS
+from pyapp.plans import plans_in
 from pyapp.prompt import Prompt, format_number
 from pyapp.providers import ANTHROPIC, OPENAI, OPENAI_COMPATIBLE, PROVIDERS, Settings
 from pyapp.reject_rules import DIFFERENCE_BELOW, LOWER_BOUND_BELOW, NO_NEW_FAIL, parse_rule
@@ -171,14 +172,19 @@ def format_prompt(case_id: str, prompt: Prompt) -> str:
     return "".join(parts)
 
 
-def _read_runs(path: str) -> Rebuilt:
-    """The runs of an export file, through the same import checks and rebuild as the page."""
+def _read_entries(path: str) -> list[dict]:
+    """The entries of an export file or a log, through the same import checks as the page."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
-    return rebuild(parse_import(data), validated=True)
+    return parse_import(data)
+
+
+def _read_runs(path: str) -> Rebuilt:
+    """The runs of an export file or a log, rebuilt as the page rebuilds them."""
+    return rebuild(_read_entries(path), validated=True)
 
 
 def _add_report(sub: argparse._SubParsersAction) -> None:
@@ -247,8 +253,9 @@ def _compare_configurations(args: argparse.Namespace) -> int:
         raise _UsageError("give either --run twice or --config twice, not both")
     if len(args.configs) != 2:
         raise _UsageError("compare needs --config exactly twice: --config X --config Y")
-    grouped = group_runs(list(_read_runs(args.export)))
-    report = configuration_compare_report(grouped, args.configs[0], args.configs[1])
+    entries = _read_entries(args.export)
+    grouped = group_runs(list(rebuild(entries, validated=True)))
+    report = configuration_compare_report(grouped, args.configs[0], args.configs[1], plans_in(entries))
     print(json.dumps(report) if args.json else format_configuration_compare_report(report))
     return 0
 

@@ -114,7 +114,11 @@ def configuration_of(run: Run) -> Configuration | None:
     """The configuration of ``run``; None when its calls used different settings or it made no call."""
     if run.settings is None or run.mixed_settings:
         return None
-    s = run.settings
+    return configuration_for(run.settings)
+
+
+def configuration_for(s: dict) -> Configuration:
+    """The configuration a run with request settings ``s`` (``Settings.to_dict``) would have today."""
     version, digest = _prompt_set()
     temperature = s["temperature"]
     return Configuration(

@@ -67,6 +67,7 @@ class ImportFileError(ValueError):
 def select_entries(entries: Iterable[dict], run_id: str | None = None, *, explorer: bool = False) -> list[dict]:
     """The valid entries of one run (or every run) in log order: calls, cancels, decisions on its calls.
 
+    Every run's export holds the plans too (they compare configurations, not one run).
     With ``explorer`` the explorer's own calls (no run) and the decisions on them
     instead. ``ValueError`` when ``run_id`` names no run in the log.
     """
@@ -74,8 +75,10 @@ def select_entries(entries: Iterable[dict], run_id: str | None = None, *, explor
     if explorer:
         in_scope = [e for e in valid if e["type"] == EntryType.CALL and e["run_id"] is None]
     else:
-        in_scope = [e for e in valid if e["type"] != EntryType.DECISION and e["run_id"] is not None
+        in_scope = [e for e in valid if e["type"] in (EntryType.CALL, EntryType.CANCEL) and e["run_id"] is not None
                     and (run_id is None or e["run_id"] == run_id)]
+        if run_id is None:
+            in_scope += [e for e in valid if e["type"] == EntryType.PLAN]
         if run_id is not None and not in_scope:
             raise ValueError(f"no run {run_id!r} in the audit log")
     calls = {e["id"] for e in in_scope if e["type"] == EntryType.CALL}
@@ -337,7 +340,7 @@ def _check_one_run(run_id: str | None, entries: list[dict]) -> None:
                     f"{_label(index, entry)} is a decision on a call that is not in the file; "
                     "nothing was imported."
                 )
-        elif run_id is not None and entry["run_id"] != run_id:
+        elif entry["type"] != EntryType.PLAN and run_id is not None and entry["run_id"] != run_id:
             where = "outside any run" if entry["run_id"] is None else f"of run {entry['run_id']}"
             raise ImportFileError(
                 f"{_label(index, entry)} is {where}, but the export holds run {run_id} only; nothing was imported."

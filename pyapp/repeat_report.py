@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pyapp.configurations import ConfigurationRuns, Grouped, drift, group_runs
+from pyapp.plans import plan_status
 from pyapp.repeats import compare_tables, repeat_figures, verdict_table
 from pyapp.report import compare_report, fmt_p, fmt_percent, fmt_points
 from pyapp.runs import Run
@@ -134,8 +135,12 @@ def _drift_sentences(x: dict, y: dict) -> list[str]:
             "model changes with noise." for name, side in (("X", x), ("Y", y)) if side["drift"]["flagged"]]
 
 
-def configuration_compare_report(grouped: Grouped, x_name: str, y_name: str) -> dict:
-    """Configuration Y against configuration X (each named by its id or one of its runs' ids)."""
+def configuration_compare_report(grouped: Grouped, x_name: str, y_name: str, plans: Sequence[dict] = ()) -> dict:
+    """Configuration Y against configuration X (each named by its id or one of its runs' ids).
+
+    ``plans`` are the log's plan entries; those registered for exactly this X and Y are
+    reported with when they were registered and their rule's verdict (:mod:`pyapp.plans`).
+    """
     gx, gy = grouped.find(x_name), grouped.find(y_name)
     if gx.configuration == gy.configuration:
         raise ValueError("both names are the same configuration: choose two different ones")
@@ -153,6 +158,9 @@ def configuration_compare_report(grouped: Grouped, x_name: str, y_name: str) -> 
             report["inside_floor"][key] = inside
             report["floor_text"].append(text)
     report["display"] = shown
+    ids = (gx.configuration.id, gy.configuration.id)
+    report["plans"] = [plan_status(plan, gx.runs, gy.runs, figures) for plan in plans
+                       if (plan["x"], plan["y"]) == ids]
     return report
 
 
@@ -213,4 +221,6 @@ def format_configuration_compare_report(report: dict) -> str:
         lines.append(report["note"])
     if "runs" in report:
         lines.append(report["runs"]["summary"])
+    for plan in report["plans"]:
+        lines.append(f"plan {plan['id']}: {plan['metric_text']} {plan['timing']} {plan['verdict']['text']}")
     return "\n".join(lines)

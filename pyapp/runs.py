@@ -309,6 +309,8 @@ class RunIndex:
                 self._decisions[call_id] = Decision(entry["id"], entry["helpful"], entry["note"])
                 self._built.pop(self._run_of_call.get(call_id, ""), None)
             return
+        if kind == EntryType.PLAN:  # about configurations, not a run (pyapp.plans)
+            return
         run_id = entry["run_id"]
         if run_id is None:
             return

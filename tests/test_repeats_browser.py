@@ -85,3 +85,50 @@ def test_repeat_this_configuration_adds_a_run_to_it(context, site, tmp_path):
     group = next(g for g in report["configurations"] if g["id"] == first)
     assert group["k"] == 4
     assert figures_of(page, f"article[data-config='{first}']")["pass^4"] == group["display"]["pass_k"]
+
+
+def test_plans_registered_before_and_after_the_data_are_shown_with_their_verdicts(context, site, tmp_path):
+    context.route(ANTHROPIC, FakeAnthropic(wrong={"C03"}))
+    page = open_eval(context, site)
+    import_designed(page, tmp_path)
+    x, y = page.eval_on_selector_all("#configurations article", "items => items.map(i => i.dataset.config)")
+    # After the data: the designed runs were made on 2 December.
+    page.select_option("#plan-x", x)
+    page.select_option("#plan-y", y)
+    page.select_option("#plan-rule", "difference-below")
+    page.fill("#plan-points", "20")
+    page.click("#register-plan")
+    page.wait_for_selector("#plans li >> nth=0")
+    assert "rule difference-below:+20" in page.inner_text("#plan-message")
+    # Before the data: Y is the settings in the form, a configuration with no run yet.
+    page.fill("#model", "claude-test-2")
+    page.dispatch_event("#model", "change")
+    page.select_option("#plan-y", "form")
+    page.select_option("#plan-rule", "no-new-fail")
+    page.fill("#plan-note", "the second model loses no case")
+    page.click("#register-plan")
+    page.wait_for_selector("#plans li >> nth=1")
+    page.click("#start-run")
+    assert "has an answer for every case" in wait_run_end(page)
+
+    path = export_json(page, tmp_path)
+    report = cli("report", str(path), "--configurations", "--json")
+    new = next(g["id"] for g in report["configurations"] if g["configuration"]["model"] == "claude-test-2")
+    for first, second, expected_before in ((x, y, [False]), (x, new, [True])):
+        page.select_option("#config-x", first)
+        page.select_option("#config-y", second)
+        page.click("#compare-configs")
+        page.wait_for_selector("#config-comparison .plan, #config-figures >> nth=0")
+        page.wait_for_function("([x, y]) => document.querySelector('#config-figures dd').textContent.includes(x)",
+                               arg=[first, second])
+        expected = cli("compare", str(path), "--config", first, "--config", second, "--json")["plans"]
+        assert [p["registered_before"] for p in expected] == expected_before
+        shown = page.locator("#config-comparison .plan")
+        assert shown.count() == len(expected)
+        for i, plan in enumerate(expected):
+            item = shown.nth(i)
+            assert item.get_attribute("data-before") == str(plan["registered_before"]).lower()
+            assert item.locator(".timing").inner_text() == f"{plan['metric_text']} {plan['timing']}"
+            assert item.locator(".verdict").inner_text() == plan["verdict"]["text"]
+    # C03 went from grounded in every run of X to not grounded: the rule registered first rejects Y.
+    assert "REJECTS" in page.inner_text("#config-comparison .plan .verdict")

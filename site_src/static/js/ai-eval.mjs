@@ -222,6 +222,35 @@ async function showConfigurations() {
     if ([...select.options].some((o) => o.value === keep)) select.value = keep;
   }
   if (options.length > 1 && $("config-x").value === $("config-y").value) $("config-y").selectedIndex = 1;
+  // Until the visitor picks, a plan judges the settings in the form (Y) against the first configuration (X).
+  const planOptions = [...options, ["form", "the settings in the Run form now"]];
+  for (const [id, fallback] of [["plan-x", planOptions[0][0]], ["plan-y", "form"]]) {
+    const select = $(id);
+    const keep = select.dataset.chosen ? select.value : fallback;
+    select.replaceChildren(...planOptions.map(([value, label]) => element("option", label, { value })));
+    select.value = [...select.options].some((o) => o.value === keep) ? keep : fallback;
+  }
+  await showPlans();
+}
+
+async function showPlans() {
+  const plans = await python.call("plans");
+  $("plans").replaceChildren(...plans.map((plan) => element("li",
+    `${plan.when}: ${plan.y} against ${plan.x}, rule ${plan.rule}${plan.note ? ` (${plan.note})` : ""}`,
+    { "data-plan": plan.id })));
+}
+
+async function registerPlan() {
+  const kind = $("plan-rule").value;
+  const rule = kind === "no-new-fail" ? kind : `${kind}:${$("plan-points").value.trim()}`;
+  try {
+    const plan = await python.call("register_plan", { x: $("plan-x").value, y: $("plan-y").value, rule,
+      note: $("plan-note").value, settings: readSettings() });
+    $("plan-message").textContent = `Plan registered: ${plan.y} against ${plan.x}, rule ${plan.rule}.`;
+  } catch (error) {
+    $("plan-message").textContent = `The plan was not registered: ${error.message}`;
+  }
+  await showPlans();
 }
 
 async function compareConfigurations() {
@@ -250,6 +279,14 @@ async function compareConfigurations() {
   for (const text of result.floor_text) out.append(element("p", text, { class: "floor-text" }));
   if (result.note) out.append(element("p", result.note, { class: "note" }));
   if (result.runs) out.append(element("p", result.runs.summary));
+  for (const plan of result.plans) {
+    const item = element("div", null, { class: "plan", "data-plan": plan.id,
+      "data-before": String(plan.registered_before), "data-rejects": String(plan.verdict.rejects) });
+    item.append(element("h4", `Plan ${plan.id}${plan.note ? `: ${plan.note}` : ""}`),
+      element("p", `${plan.metric_text} ${plan.timing}`, { class: "timing" }),
+      element("p", plan.verdict.text, { class: "verdict" }));
+    out.append(item);
+  }
 }
 
 async function refreshRuns() {
@@ -354,6 +391,8 @@ $("continue-run").addEventListener("click", () => { if ($("continue-select").val
 $("cancel-run").addEventListener("click", () => { python.cancel(); $("run-status").textContent = "Cancelling…"; });
 $("compare").addEventListener("click", compare);
 $("compare-configs").addEventListener("click", compareConfigurations);
+$("register-plan").addEventListener("click", registerPlan);
+for (const id of ["plan-x", "plan-y"]) $(id).addEventListener("change", () => { $(id).dataset.chosen = "true"; });
 for (const format of ["json", "csv"]) {
   $(`export-${format}`).addEventListener("click", async () => {
     const runId = $("export-run").value || null;
