@@ -187,3 +187,10 @@ def test_a_log_file_refuses_to_write_an_entry_holding_the_key(tmp_path):
     assert not (tmp_path / "log.jsonl").exists()
     asyncio.run(log.append([entry]))
     assert LogFile(str(tmp_path / "log.jsonl"), KEY).entries == [entry]
+
+
+def test_a_named_key_variable_must_be_set(tmp_path):
+    done = run_cli("run", "--provider", "openai-compatible", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                   "--key-env", "NOT_SET_ANYWHERE", "--log", str(tmp_path / "x.jsonl"))
+    assert done.returncode == 1 and "environment variable NOT_SET_ANYWHERE" in done.stderr
+    assert not (tmp_path / "x.jsonl").exists()
