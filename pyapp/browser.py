@@ -357,6 +357,24 @@ async def compare_runs(run_a: str, run_b: str) -> dict:
 
 
 @op
+async def configurations() -> dict:
+    """The runs grouped by configuration, with the figures of repeated runs (DR-008)."""
+    from .repeat_report import configurations_report
+
+    return configurations_report(list((await LOG.refresh()).runs().rebuilt().runs))
+
+
+@op
+async def compare_configurations(x: str, y: str) -> dict:
+    """Configuration ``y`` against ``x``, as ``python -m pyapp compare --config X --config Y`` prints it."""
+    from .configurations import group_runs
+    from .repeat_report import configuration_compare_report
+
+    runs = list((await LOG.refresh()).runs().rebuilt().runs)
+    return configuration_compare_report(group_runs(runs), x, y)
+
+
+@op
 async def run_eval(run_id: str | None, settings: dict, api_key: str | None) -> dict:
     from kdt_worker import acquire_lock
 

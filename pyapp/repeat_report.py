@@ -57,6 +57,8 @@ def _group_report(group: ConfigurationRuns) -> dict:
         "configuration": config.to_json(),
         "label": config.label,
         "run_ids": [r.run_id for r in group.runs],
+        # The latest run's own settings, base URL whole: what "Repeat this configuration" sends again.
+        "settings": group.runs[-1].settings,
         "k": len(group.runs),
         "figures": figures,
         "drift": drift(group.runs),

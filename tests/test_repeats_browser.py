@@ -1,0 +1,87 @@
+"""Repeated runs on the evaluation page: grouped by configuration, repeated, and compared (DR-008).
+
+A crafted export with three runs of one configuration and two of another (designed flips)
+is imported into the page; the page's figures must equal, character for character, what
+``python -m pyapp`` prints for the page's own export. "Repeat this configuration" then makes
+a fourth run through the provider, mocked at the network edge.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_configurations import entries_with_designed_flips
+from test_eval_browser import ANTHROPIC, FakeAnthropic, cli, export_json, open_eval, wait_run_end
+
+from pyapp.evalset import case_ids
+from pyapp.export import export_json as export_entries
+
+pytestmark = pytest.mark.browser
+
+
+def import_designed(page, tmp_path) -> None:
+    (tmp_path / "designed.json").write_text(export_entries(entries_with_designed_flips()), encoding="utf-8")
+    page.set_input_files("#import-file", str(tmp_path / "designed.json"))
+    page.wait_for_selector("#configurations article.configuration")
+
+
+def figures_of(page, selector: str) -> dict[str, str]:
+    terms = page.locator(f"{selector} dt").all_inner_texts()
+    return dict(zip(terms, page.locator(f"{selector} dd").all_inner_texts(), strict=True))
+
+
+def test_configurations_and_their_comparison_equal_the_command_line(context, site, tmp_path):
+    page = open_eval(context, site)
+    import_designed(page, tmp_path)
+    path = export_json(page, tmp_path)
+    report = cli("report", str(path), "--configurations", "--json")
+    assert [g["k"] for g in report["configurations"]] == [3, 2]
+    assert page.locator("#runs-apart li").all_inner_texts() == [f"{a['run_id']}: {a['reason']}"
+                                                                 for a in report["apart"]]
+    for group in report["configurations"]:
+        shown = figures_of(page, f"article[data-config='{group['id']}']")
+        assert page.inner_text(f"article[data-config='{group['id']}'] .config-label") == group["label"]
+        assert shown["Runs"] == "; ".join(group["display"]["runs"])
+        assert shown["Mean grounded share"] == group["display"]["mean"]
+        assert shown[f"pass^{group['k']}"] == group["display"]["pass_k"]
+        assert shown["Flip rate"] == group["display"]["flip_rate"]
+        assert shown["Noise floor (95%)"] == group["display"]["floor"]
+
+    x, y = (g["id"] for g in report["configurations"])
+    page.select_option("#config-x", x)
+    page.select_option("#config-y", y)
+    page.click("#compare-configs")
+    page.wait_for_selector("#config-figures")
+    expected = cli("compare", str(path), "--config", x, "--config", y, "--json")
+    shown = figures_of(page, "#config-figures")
+    assert shown["Difference"] == expected["display"]["difference"]
+    assert shown["Test"] == expected["display"]["test"]
+    assert shown["Per case"] == expected["display"]["per_case"]
+    assert shown.get("Better in Y") == (", ".join(expected["comparison"]["better"]) or None)
+    assert shown.get("Worse in Y") == (", ".join(expected["comparison"]["worse"]) or None)
+    assert page.locator("#config-comparison .floor-text").all_inner_texts() == expected["floor_text"]
+
+
+def test_repeat_this_configuration_adds_a_run_to_it(context, site, tmp_path):
+    fake = FakeAnthropic(wrong={"C03"})
+    context.route(ANTHROPIC, fake)
+    page = open_eval(context, site)
+    import_designed(page, tmp_path)
+    first = page.get_attribute("#configurations article.configuration >> nth=0", "data-config")
+
+    page.fill("#api-key", "")
+    page.dispatch_event("#api-key", "change")
+    page.click(f"article[data-config='{first}'] button.repeat")
+    assert "enter your API key" in page.inner_text("#run-status")
+    assert fake.asked == []
+    assert page.input_value("#model") == "claude-test-1"
+
+    page.fill("#api-key", "sk-ant-test-REPEAT-1234567")
+    page.dispatch_event("#api-key", "change")
+    page.click(f"article[data-config='{first}'] button.repeat")
+    assert "has an answer for every case" in wait_run_end(page)
+    assert fake.asked == list(case_ids())
+    page.wait_for_selector(f"article[data-config='{first}'] dt:text-is('pass^4')")
+    report = cli("report", str(export_json(page, tmp_path)), "--configurations", "--json")
+    group = next(g for g in report["configurations"] if g["id"] == first)
+    assert group["k"] == 4
+    assert figures_of(page, f"article[data-config='{first}']")["pass^4"] == group["display"]["pass_k"]
