@@ -433,14 +433,6 @@ def _run_ids(run_ids: object) -> list[str]:
 
 
 @op
-async def configurations_view() -> dict:
-    """Every configuration of the log with the figures of its repeats and its drift flag."""
-    from .repeat_report import configurations_report
-
-    return configurations_report(list((await LOG.refresh()).runs().rebuilt()))
-
-
-@op
 async def baseline_file(run_ids: list[str]) -> str:
     """The baseline file of ``run_ids``, byte for byte what ``python -m pyapp baseline`` writes."""
     from .baseline import baseline_of, baseline_text

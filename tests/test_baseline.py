@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import subprocess
@@ -13,6 +12,7 @@ import pytest
 from eval_helpers import OTHER_SETTINGS, full_run
 from scipy.stats import binomtest
 
+from live_call import run_async
 from pyapp import browser
 from pyapp.baseline import (
     CASE_KEYS,
@@ -213,7 +213,7 @@ def test_the_page_gets_the_same_file_and_the_same_diff(worker, log, tmp_path):
     worker.stored.extend(json.dumps(e) for e in log)
 
     def handle(name: str, **args) -> dict:
-        return json.loads(asyncio.run(browser.handle(name, json.dumps(args))))
+        return json.loads(run_async(browser.handle(name, json.dumps(args))))
 
     made = handle("baseline_file", run_ids=["run-base"])
     assert made == {"ok": True, "value": baseline_text(baseline_of([rebuild(log).run("run-base")]))}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import subprocess
@@ -14,6 +13,7 @@ import pytest
 from eval_helpers import full_run
 
 from fake_provider import USAGE, FakeProvider
+from live_call import run_async
 from pyapp import audit
 from pyapp.client import NetworkError
 from pyapp.cost import actual_usage, run_size
@@ -157,10 +157,10 @@ def test_the_transport_returns_error_statuses_and_never_follows_a_redirect():
         transport = urllib_transport()
         request = HttpRequest("POST", fake.base_url + "/nowhere", {"content-type": "application/json"}, "{}",
                               "openai-compatible")
-        answer = asyncio.run(transport(request))
+        answer = run_async(transport(request))
         assert answer.status == 404 and json.loads(answer.body) == {"error": {"message": "no route /v1/nowhere"}}
     with pytest.raises(NetworkError):
-        asyncio.run(urllib_transport()(request))  # the server is gone: connection refused
+        run_async(urllib_transport()(request))  # the server is gone: connection refused
 
 
 def test_the_redirect_handler_refuses_to_follow():
@@ -183,9 +183,9 @@ def test_a_log_file_refuses_to_write_an_entry_holding_the_key(tmp_path):
     log = LogFile(str(tmp_path / "log.jsonl"), KEY)
     entry = full_run("run-1")[0]
     with pytest.raises(RuntimeError, match="held the API key"):
-        asyncio.run(log.append([{**entry, "message": f"echo {KEY}"}]))
+        run_async(log.append([{**entry, "message": f"echo {KEY}"}]))
     assert not (tmp_path / "log.jsonl").exists()
-    asyncio.run(log.append([entry]))
+    run_async(log.append([entry]))
     assert LogFile(str(tmp_path / "log.jsonl"), KEY).entries == [entry]
 
 

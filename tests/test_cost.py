@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 
 import pytest
 from eval_helpers import call, full_run
 
+from live_call import run_async
 from pyapp import browser
 from pyapp.cost import CHARS_PER_TOKEN, actual_usage, run_size
 from pyapp.evalset import case_prompt, cases
@@ -68,7 +68,7 @@ def test_the_page_gets_the_same_figures(worker):
     worker.stored.extend(json.dumps(e) for e in entries)
 
     def handle(name: str, **args) -> dict:
-        return json.loads(asyncio.run(browser.handle(name, json.dumps(args))))
+        return json.loads(run_async(browser.handle(name, json.dumps(args))))
 
     assert handle("run_size_estimate", runs=3, max_tokens=4000, price_in=1.5) == {
         "ok": True, "value": run_size(3, 4000, 1.5)}

@@ -106,13 +106,12 @@ def test_fingerprints_changing_between_runs_are_flagged_and_logs_without_them_ar
 
 
 def test_the_page_receives_the_drift_flag(worker):
-    import asyncio
-
+    from live_call import run_async
     from pyapp import browser
 
     entries = (with_reported(full_run("run-b1", settings=OTHER_SETTINGS), "gpt-x", "fp_1")
                + with_reported(full_run("run-b2", start=100, settings=OTHER_SETTINGS), "gpt-y", "fp_1"))
     worker.stored.extend(json.dumps(e) for e in entries)
-    answer = json.loads(asyncio.run(browser.handle("configurations_view", "{}")))
+    answer = json.loads(run_async(browser.handle("configurations", "{}")))
     (group,) = answer["value"]["configurations"]
     assert group["drift"]["flagged"] and group["drift"]["models_reported"] == ["gpt-x", "gpt-y"]
