@@ -16,6 +16,10 @@ There is no field for the API key. :func:`contains_secret` is the last check
 before a write or an export, and :func:`scrub_secret` removes the key from an
 entry without losing the rest of it.
 
+A call entry also records what the provider said answered (``model_reported``,
+``system_fingerprint``, DR-008); entries written before those keys existed lack them
+and stay valid.
+
 :func:`validate_entry` is strict (known type, exactly the known keys, types,
 safe id patterns, bounded sizes) so that imported files and possibly corrupt
 stored records are rejected with reasons instead of being half-read. Before any

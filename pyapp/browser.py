@@ -449,3 +449,50 @@ async def import_audit(data: str) -> dict:
     if new:
         await append_entries(new)
     return {"added": len(new), "skipped": len(imported) - len(new)}
+
+
+# --- repeated runs: baselines, drift and cost (DR-008) ---------------------------
+
+
+def _run_ids(run_ids: object) -> list[str]:
+    if not isinstance(run_ids, list) or not run_ids or not all(isinstance(r, str) for r in run_ids):
+        raise ValueError("Choose at least one run.")
+    return run_ids
+
+
+@op
+async def baseline_file(run_ids: list[str]) -> str:
+    """The baseline file of ``run_ids``, byte for byte what ``python -m pyapp baseline`` writes."""
+    from .baseline import baseline_of, baseline_text
+
+    index = (await LOG.refresh()).runs()
+    return baseline_text(baseline_of([index.run(run_id) for run_id in _run_ids(run_ids)]))
+
+
+@op
+async def baseline_diff(baseline: str, run_ids: list[str], rules: list[str] | None = None) -> dict:
+    """``run_ids`` against a loaded baseline file, as ``python -m pyapp diff`` prints it."""
+    from .baseline import diff_report, parse_baseline
+    from .reject_rules import NO_NEW_FAIL, parse_rule
+
+    parsed = [parse_rule(text) for text in rules or [NO_NEW_FAIL]]
+    index = (await LOG.refresh()).runs()
+    return diff_report(parse_baseline(baseline), [index.run(run_id) for run_id in _run_ids(run_ids)], parsed)
+
+
+@op
+def run_size_estimate(runs: int, max_tokens: int | None = None, price_in: float | None = None,
+                      price_out: float | None = None) -> dict:
+    """What ``runs`` runs send, and with the visitor's prices their estimated cost."""
+    from .cost import run_size
+
+    return run_size(runs, max_tokens, price_in, price_out)
+
+
+@op
+async def run_usage(run_ids: list[str], price_in: float | None = None, price_out: float | None = None) -> dict:
+    """The tokens the provider reported for the calls of ``run_ids``, and with prices their cost."""
+    from .cost import actual_usage
+
+    entries, _ = await read_entries()
+    return actual_usage(entries, _run_ids(run_ids), price_in, price_out)

@@ -353,7 +353,7 @@ def _run_run(args: argparse.Namespace) -> int:
         raise _UsageError("--base-url is needed with --provider openai-compatible, and only with it")
     name = args.key_env or KEY_VARIABLES.get(args.provider)
     api_key = os.environ.get(name) if name else None
-    if name and not api_key and args.provider != OPENAI_COMPATIBLE:
+    if name and not api_key and (args.key_env or args.provider != OPENAI_COMPATIBLE):
         raise ValueError(f"set the API key in the environment variable {name} (it is never an argument)")
     settings = Settings(args.provider, args.model, args.max_tokens, args.temperature, args.base_url)
     # Imported here: urllib brings ssl and http.client, which the other subcommands never need.

@@ -105,6 +105,7 @@ def actual_usage(entries: Iterable[dict], run_ids: Sequence[str], price_in: floa
         usage["cost"] = input_tokens * price_in / 1e6 + output_tokens * price_out / 1e6
         shown += f"; cost {fmt_money(usage['cost'])} at {price_in:g} in and {price_out:g} out per million"
     if uncounted:
-        shown += f"; {uncounted} answers came without token counts, so these figures are too low"
+        shown += (f"; {uncounted} answer{' was' if uncounted == 1 else 's were'} given without token counts, "
+                  "so these figures are too low")
     usage["display"] = shown + "."
     return usage

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
 from datetime import UTC, datetime, timedelta, timezone
@@ -11,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from live_call import run_async
 from pyapp import audit
 from pyapp.audit import (
     AUDIT_FORMAT,
@@ -281,7 +281,7 @@ def test_no_entry_from_a_real_call_contains_the_key():
         async def sleep(s, now=now):
             now[0] += s * 1000
 
-        out = asyncio.run(call(req, transport, sleep=sleep, clock=lambda now=now: now[0]))
+        out = run_async(call(req, transport, sleep=sleep, clock=lambda now=now: now[0]))
         assert out.reply is None
         entries.append(eval_call(outcome=out, grade_outcome=ungraded_outcome(out), failure=None))
     entries.append(decision_entry(new_entry_id(), WHEN, entries[0]["id"], False, "key rejected"))

@@ -103,3 +103,15 @@ def test_fingerprints_changing_between_runs_are_flagged_and_logs_without_them_ar
     assert group["drift"]["flagged"] and group["drift"]["text"] == "2 different system fingerprints (fp_1, fp_2)"
     (old,) = configurations_report(list(rebuild(full_run("r1") + full_run("r2", start=50))))["configurations"]
     assert old["drift"] == {"models_reported": [], "fingerprints": [], "flagged": False, "text": ""}
+
+
+def test_the_page_receives_the_drift_flag(worker):
+    from live_call import run_async
+    from pyapp import browser
+
+    entries = (with_reported(full_run("run-b1", settings=OTHER_SETTINGS), "gpt-x", "fp_1")
+               + with_reported(full_run("run-b2", start=100, settings=OTHER_SETTINGS), "gpt-y", "fp_1"))
+    worker.stored.extend(json.dumps(e) for e in entries)
+    answer = json.loads(run_async(browser.handle("configurations", "{}")))
+    (group,) = answer["value"]["configurations"]
+    assert group["drift"]["flagged"] and group["drift"]["models_reported"] == ["gpt-x", "gpt-y"]

@@ -132,3 +132,29 @@ def test_plans_registered_before_and_after_the_data_are_shown_with_their_verdict
             assert item.locator(".verdict").inner_text() == plan["verdict"]["text"]
     # C03 went from grounded in every run of X to not grounded: the rule registered first rejects Y.
     assert "REJECTS" in page.inner_text("#config-comparison .plan .verdict")
+
+
+def test_drift_is_flagged_when_the_reported_model_changes_mid_way(context, site, tmp_path):
+    from eval_helpers import OTHER_SETTINGS, full_run
+    from test_drift import with_reported
+
+    page = open_eval(context, site)
+    entries = (with_reported(full_run("d1"), "claude-test-1-v1")
+               + with_reported(full_run("d2", start=100), "claude-test-1-v1")[:10]
+               + with_reported(full_run("d2", start=100), "claude-test-1-v2")[10:]
+               + with_reported(full_run("o1", start=200, settings=OTHER_SETTINGS), "gpt-x"))
+    (tmp_path / "drift.json").write_text(export_entries(entries), encoding="utf-8")
+    page.set_input_files("#import-file", str(tmp_path / "drift.json"))
+    page.wait_for_selector("#configurations article.configuration >> nth=1")
+    path = export_json(page, tmp_path)
+    groups = cli("report", str(path), "--configurations", "--json")["configurations"]
+    assert [g["drift"]["flagged"] for g in groups] == [True, False]
+    for group in groups:
+        shown = figures_of(page, f"article[data-config='{group['id']}']")
+        assert shown.get("Drift") == (group["drift"]["text"] if group["drift"]["flagged"] else None)
+    page.select_option("#config-x", groups[0]["id"])
+    page.select_option("#config-y", groups[1]["id"])
+    page.click("#compare-configs")
+    page.wait_for_selector("#config-comparison .drift-text")
+    expected = cli("compare", str(path), "--config", groups[0]["id"], "--config", groups[1]["id"], "--json")
+    assert page.locator("#config-comparison .drift-text").all_inner_texts() == expected["drift_text"]

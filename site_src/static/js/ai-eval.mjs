@@ -173,7 +173,8 @@ function figures(rows, attributes = {}) {
 
 function repeatFigures(group) {
   const shown = group.display;
-  const rows = [["Runs", shown.runs], ["Mean grounded share", shown.mean]];
+  const rows = [["Runs", shown.runs], ["Mean grounded share", shown.mean],
+    ["Drift", group.drift.flagged ? group.drift.text : null]];
   if (group.k < 2) return figures([...rows, ["Repeats", "one run: repeat it to measure how much a run moves"]]);
   const left = group.figures.not_in_every_run;
   return figures([...rows,
@@ -277,6 +278,7 @@ async function compareConfigurations() {
     ["Not compared (not counted in every run of both)", c.not_paired.length ? c.not_paired.join(", ") : null]],
   { id: "config-figures" }));
   for (const text of result.floor_text) out.append(element("p", text, { class: "floor-text" }));
+  for (const text of result.drift_text) out.append(element("p", text, { class: "note drift-text" }));
   if (result.note) out.append(element("p", result.note, { class: "note" }));
   if (result.runs) out.append(element("p", result.runs.summary));
   for (const plan of result.plans) {
