@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import lru_cache
 
+from .jsontypes import is_int
+
 __all__ = [
     "bootstrap_mean_ci",
     "bootstrap_median_ci",
@@ -43,8 +45,7 @@ def _check_confidence(confidence: float) -> None:
 
 
 def _check_count(name: str, value: int) -> None:
-    # bool is an int subclass; a True count is almost certainly a caller's mistake
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if not is_int(value) or value < 0:
         raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
 
 
@@ -160,7 +161,7 @@ def _percentile(sorted_values: Sequence[float], q: float) -> float:
 
 
 def _check_resamples(resamples: int) -> None:
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
+    if not is_int(resamples) or resamples < 1:
         raise ValueError(f"resamples must be a positive integer, got {resamples!r}")
 
 

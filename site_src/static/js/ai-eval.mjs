@@ -1,12 +1,13 @@
 // The /ai-eval/ page: show the set, drive runs in the worker, render what pyapp.report computes.
 // Every number shown comes from pyapp; this file only places text and draws the plots.
-import { download, readKey, readSettings, setupSettings } from "./ai-settings.mjs";
+import { applySettings, download, readKey, readSettings, setupSettings } from "./ai-settings.mjs";
 import { startPython } from "./python.mjs";
 
 const SVG = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
 const python = startPython();
 let overview = { runs: [] };
+let grouped = { configurations: [], apart: [] };
 
 const modelOf = (run) => (run.settings ? `${run.settings.provider} · ${run.settings.model}` : "mixed settings");
 
@@ -161,6 +162,135 @@ function fillRunSelects() {
   if (overview.runs.length > 1 && $("compare-a").value === $("compare-b").value) $("compare-b").selectedIndex = 1;
 }
 
+function figures(rows, attributes = {}) {
+  const list = element("dl", null, { class: "stats", ...attributes });
+  for (const [label, text] of rows) {
+    if (text === undefined || text === null || text === "") continue;
+    list.append(element("dt", label), element("dd", Array.isArray(text) ? text.join("; ") : text));
+  }
+  return list;
+}
+
+function repeatFigures(group) {
+  const shown = group.display;
+  const rows = [["Runs", shown.runs], ["Mean grounded share", shown.mean],
+    ["Drift", group.drift.flagged ? group.drift.text : null]];
+  if (group.k < 2) return figures([...rows, ["Repeats", "one run: repeat it to measure how much a run moves"]]);
+  const left = group.figures.not_in_every_run;
+  return figures([...rows,
+    ["Left out below (not counted in every run)", left.length ? left.join(", ") : null],
+    [`pass^${group.k}`, shown.pass_k], ["Flip rate", shown.flip_rate], ["Noise floor (95%)", shown.floor]]);
+}
+
+async function repeatConfiguration(group) {
+  applySettings(group.settings);
+  $("run-heading").scrollIntoView({ block: "start" });
+  if (!readKey()) {
+    $("run-status").textContent = "The settings of that configuration are in the form: enter your API key, then " +
+      "press Start a new run. Nothing was sent.";
+    $("api-key").focus();
+    return;
+  }
+  await run(null);
+}
+
+async function showConfigurations() {
+  grouped = await python.call("configurations");
+  const out = $("configurations");
+  out.replaceChildren();
+  for (const group of grouped.configurations) {
+    const item = element("article", null, { class: "configuration", "data-config": group.id });
+    item.append(element("h3", `Configuration ${group.id}`), element("p", group.label, { class: "config-label" }));
+    item.append(repeatFigures(group));
+    const again = element("button", "Repeat this configuration", { type: "button", class: "repeat" });
+    again.addEventListener("click", () => repeatConfiguration(group));
+    item.append(again);
+    out.append(item);
+  }
+  if (grouped.apart.length) {
+    out.append(element("p", "Runs in no configuration (not repeats of anything):"));
+    const list = element("ul", null, { id: "runs-apart" });
+    for (const apart of grouped.apart) list.append(element("li", `${apart.run_id}: ${apart.reason}`));
+    out.append(list);
+  }
+  $("configs-message").textContent = grouped.configurations.length
+    ? `${grouped.configurations.length} configurations.` : "No runs yet.";
+  const options = grouped.configurations.map((g) => [g.id, `${g.id} · ${g.label} · ${g.k} runs`]);
+  for (const id of ["config-x", "config-y"]) {
+    const select = $(id);
+    const keep = select.value;
+    select.replaceChildren(...options.map(([value, label]) => element("option", label, { value })));
+    if ([...select.options].some((o) => o.value === keep)) select.value = keep;
+  }
+  if (options.length > 1 && $("config-x").value === $("config-y").value) $("config-y").selectedIndex = 1;
+  // Until the visitor picks, a plan judges the settings in the form (Y) against the first configuration (X).
+  const planOptions = [...options, ["form", "the settings in the Run form now"]];
+  for (const [id, fallback] of [["plan-x", planOptions[0][0]], ["plan-y", "form"]]) {
+    const select = $(id);
+    const keep = select.dataset.chosen ? select.value : fallback;
+    select.replaceChildren(...planOptions.map(([value, label]) => element("option", label, { value })));
+    select.value = [...select.options].some((o) => o.value === keep) ? keep : fallback;
+  }
+  await showPlans();
+}
+
+async function showPlans() {
+  const plans = await python.call("plans");
+  $("plans").replaceChildren(...plans.map((plan) => element("li",
+    `${plan.when}: ${plan.y} against ${plan.x}, rule ${plan.rule}${plan.note ? ` (${plan.note})` : ""}`,
+    { "data-plan": plan.id })));
+}
+
+async function registerPlan() {
+  const kind = $("plan-rule").value;
+  const rule = kind === "no-new-fail" ? kind : `${kind}:${$("plan-points").value.trim()}`;
+  try {
+    const plan = await python.call("register_plan", { x: $("plan-x").value, y: $("plan-y").value, rule,
+      note: $("plan-note").value, settings: readSettings() });
+    $("plan-message").textContent = `Plan registered: ${plan.y} against ${plan.x}, rule ${plan.rule}.`;
+  } catch (error) {
+    $("plan-message").textContent = `The plan was not registered: ${error.message}`;
+  }
+  await showPlans();
+}
+
+async function compareConfigurations() {
+  const out = $("config-comparison");
+  out.replaceChildren();
+  const [x, y] = [$("config-x").value, $("config-y").value];
+  if (!x || !y || x === y) {
+    out.append(element("p", "Choose two different configurations."));
+    return;
+  }
+  let result;
+  try {
+    result = await python.call("compare_configurations", { x, y });
+  } catch (error) {
+    out.append(element("p", error.message));
+    return;
+  }
+  const c = result.comparison;
+  const shown = result.display;
+  out.append(figures([["X", `${result.x.id}: ${result.x.label}`], ["Y", `${result.y.id}: ${result.y.label}`],
+    ["Difference", shown.difference], ["Test", shown.test], ["Per case", shown.per_case],
+    ["Better in Y", c.better.length ? c.better.join(", ") : null],
+    ["Worse in Y", c.worse.length ? c.worse.join(", ") : null],
+    ["Not compared (not counted in every run of both)", c.not_paired.length ? c.not_paired.join(", ") : null]],
+  { id: "config-figures" }));
+  for (const text of result.floor_text) out.append(element("p", text, { class: "floor-text" }));
+  for (const text of result.drift_text) out.append(element("p", text, { class: "note drift-text" }));
+  if (result.note) out.append(element("p", result.note, { class: "note" }));
+  if (result.runs) out.append(element("p", result.runs.summary));
+  for (const plan of result.plans) {
+    const item = element("div", null, { class: "plan", "data-plan": plan.id,
+      "data-before": String(plan.registered_before), "data-rejects": String(plan.verdict.rejects) });
+    item.append(element("h4", `Plan ${plan.id}${plan.note ? `: ${plan.note}` : ""}`),
+      element("p", `${plan.metric_text} ${plan.timing}`, { class: "timing" }),
+      element("p", plan.verdict.text, { class: "verdict" }));
+    out.append(item);
+  }
+}
+
 async function refreshRuns() {
   overview = await python.call("eval_overview");
   const body = $("runs").tBodies[0];
@@ -177,6 +307,7 @@ async function refreshRuns() {
     (overview.corrupt ? `; ${overview.corrupt} unreadable audit entries were skipped (left in place).` : ".");
   drawRates(overview.runs, overview.rate_ticks);
   fillRunSelects();
+  await showConfigurations();
   if (overview.runs.length) await showRunDetail(overview.runs[0].run_id);
 }
 
@@ -261,6 +392,9 @@ $("start-run").addEventListener("click", () => run(null));
 $("continue-run").addEventListener("click", () => { if ($("continue-select").value) run($("continue-select").value); });
 $("cancel-run").addEventListener("click", () => { python.cancel(); $("run-status").textContent = "Cancelling…"; });
 $("compare").addEventListener("click", compare);
+$("compare-configs").addEventListener("click", compareConfigurations);
+$("register-plan").addEventListener("click", registerPlan);
+for (const id of ["plan-x", "plan-y"]) $(id).addEventListener("change", () => { $(id).dataset.chosen = "true"; });
 for (const format of ["json", "csv"]) {
   $(`export-${format}`).addEventListener("click", async () => {
     const runId = $("export-run").value || null;
