@@ -200,9 +200,11 @@ def diff_report(baseline: dict, runs: Sequence[Run], rules: Sequence[Rule]) -> d
     for old, new in zip(baseline["cases"], now["cases"], strict=True):
         verdict = verdicts.get(old["case_id"])
         cases.append({"case_id": old["case_id"], "baseline": old["outcomes"], "now": new["outcomes"],
+                      "baseline_text": _label(old["outcomes"]), "now_text": _label(new["outcomes"]),
                       "verdict": "not compared" if verdict is None else label[verdict],
                       "failing_checks": new["failing_checks"], "model_failures": new["model_failures"]})
-    changed = [{"field": key, "baseline": baseline[key], "now": now[key]}
+    changed = [{"field": key, "baseline": baseline[key], "now": now[key],
+                "text": f"changed since the baseline: {key} {json.dumps(baseline[key])} -> {json.dumps(now[key])}"}
                for key in ("prompt_version", "prompt_set_hash", "provider", "model_requested", "models_reported",
                            "system_fingerprints", "base_url_host", "temperature", "max_tokens")
                if baseline[key] != now[key]]
@@ -214,21 +216,20 @@ def diff_report(baseline: dict, runs: Sequence[Run], rules: Sequence[Rule]) -> d
                         "text": f"the runs have no counted answer for {len(missing)} case"
                                 f"{'s' if len(missing) > 1 else ''} the baseline counted ({', '.join(missing)}), "
                                 "so the gate cannot pass."})
+    rejected = any(r["rejects"] for r in results)
     return {"baseline_runs": baseline["runs"], "runs": now["runs"], "changed": changed, "cases": cases,
             "comparison": figures, "display": comparison_display(figures, "the baseline", "now"), "rules": results,
-            "rejected": any(r["rejects"] for r in results)}
+            "rejected": rejected, "result_text": "result: REJECTED" if rejected else "result: passed"}
 
 
 def format_diff_report(report: dict) -> str:
     """The command line's text for :func:`diff_report`'s dict."""
     lines = [f"baseline: {len(report['baseline_runs'])} run(s) ({', '.join(report['baseline_runs'])}); "
              f"now: {len(report['runs'])} run(s) ({', '.join(report['runs'])})"]
-    for change in report["changed"]:
-        lines.append(f"changed since the baseline: {change['field']} {json.dumps(change['baseline'])} -> "
-                     f"{json.dumps(change['now'])}")
+    lines.extend(change["text"] for change in report["changed"])
     for c in report["cases"]:
         why = [*c["failing_checks"], *c["model_failures"]]
-        lines.append(f"{c['case_id']}  {c['verdict']:<12}  {_label(c['baseline'])} -> {_label(c['now'])}"
+        lines.append(f"{c['case_id']}  {c['verdict']:<12}  {c['baseline_text']} -> {c['now_text']}"
                      + (f"  (now failing: {', '.join(why)})" if why and c["verdict"] != "same" else ""))
     shown = report["display"]
     lines.append(f"difference: {shown['difference']}")
@@ -236,5 +237,5 @@ def format_diff_report(report: dict) -> str:
         lines.append(shown["test"])
     lines.append(f"per case: {shown['per_case']}")
     lines.extend(r["text"] for r in report["rules"])
-    lines.append("result: REJECTED" if report["rejected"] else "result: passed")
+    lines.append(report["result_text"])
     return "\n".join(lines)

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from pyapp.evalset import case_prompt, cases
+from pyapp.jsontypes import is_int
 from pyapp.providers import schema_for_sending
 from pyapp.report import fmt_count, fmt_fixed
 from pyapp.schema_check import load_schema
@@ -37,7 +38,7 @@ def characters_per_run() -> tuple[int, int]:
 
 
 def check_runs(runs: object) -> int:
-    if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= MAX_RUNS:
+    if not is_int(runs) or not 1 <= runs <= MAX_RUNS:
         raise ValueError(f"The number of runs must be a whole number from 1 to {MAX_RUNS}.")
     return runs
 

@@ -8,12 +8,18 @@ a fourth run through the provider, mocked at the network edge.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 from test_configurations import entries_with_designed_flips
 from test_eval_browser import ANTHROPIC, FakeAnthropic, cli, export_json, open_eval, wait_run_end
 
+from pyapp.cost import actual_usage, run_size
 from pyapp.evalset import case_ids
 from pyapp.export import export_json as export_entries
+from pyapp.export import parse_import
 
 pytestmark = pytest.mark.browser
 
@@ -158,3 +164,56 @@ def test_drift_is_flagged_when_the_reported_model_changes_mid_way(context, site,
     page.wait_for_selector("#config-comparison .drift-text")
     expected = cli("compare", str(path), "--config", groups[0]["id"], "--config", groups[1]["id"], "--json")
     assert page.locator("#config-comparison .drift-text").all_inner_texts() == expected["drift_text"]
+
+
+def test_the_estimate_before_k_runs_and_the_usage_after_equal_the_command_lines(context, site, tmp_path):
+    fake = FakeAnthropic(wrong={"C04"})
+    context.route(ANTHROPIC, fake)
+    page = open_eval(context, site)
+    page.fill("#run-count", "2")
+    page.fill("#price-in", "3")
+    page.fill("#price-out", "15")
+    page.dispatch_event("#price-out", "change")
+    expected = run_size(2, 4000, 3.0, 15.0)["display"]
+    page.wait_for_selector(f"#run-estimate:text-is('Before you start: {expected}')")
+    page.click("#start-run")
+    assert "Run 2 of 2: " in wait_run_end(page)
+    assert fake.asked == list(case_ids()) * 2
+    page.wait_for_selector("#run-usage:not(:empty)")
+    entries = parse_import(export_json(page, tmp_path).read_bytes())
+    runs = sorted({e["run_id"] for e in entries})
+    assert page.inner_text("#run-usage") == f"After the run: {actual_usage(entries, runs, 3.0, 15.0)['display']}"
+    page.reload()
+    page.wait_for_selector("body[data-eval-ready='true']", timeout=90_000)
+    assert (page.input_value("#price-in"), page.input_value("#price-out")) == ("3", "15"), "prices kept locally"
+
+
+def test_a_baseline_exported_by_the_page_is_the_command_lines_and_diffs_the_same(context, site, tmp_path):
+    page = open_eval(context, site)
+    import_designed(page, tmp_path)
+    path = export_json(page, tmp_path)
+    x, y = (g["id"] for g in cli("report", str(path), "--configurations", "--json")["configurations"])
+    with page.expect_download() as download:
+        page.click(f"article[data-config='{x}'] button.baseline")
+    saved = tmp_path / "baseline.json"
+    download.value.save_as(saved)
+    written = subprocess.run([sys.executable, "-m", "pyapp", "baseline", str(path), "--run", "x1", "--run", "x2",
+                              "--run", "x3"], capture_output=True, check=True).stdout
+    assert saved.read_bytes() == written
+
+    page.set_input_files("#baseline-file", str(saved))
+    page.select_option("#diff-config", y)
+    page.select_option("#diff-rule", "lower-bound-below")
+    page.fill("#diff-points", "5")
+    page.click("#run-diff")
+    page.wait_for_selector("#diff-verdict")
+    done = subprocess.run([sys.executable, "-m", "pyapp", "diff", str(saved), str(path), "--run", "y1", "--run", "y2",
+                           "--rule", "lower-bound-below:5", "--json"], capture_output=True, text=True)
+    report = json.loads(done.stdout)
+    assert done.returncode == (3 if report["rejected"] else 0)
+    assert page.locator("#diff-table tbody tr td:nth-child(2)").all_inner_texts() == [c["verdict"]
+                                                                                      for c in report["cases"]]
+    assert figures_of(page, "#diff-figures")["Difference"] == report["display"]["difference"]
+    assert page.locator("#diff-rules li").all_inner_texts() == [r["text"] for r in report["rules"]]
+    assert page.inner_text("#diff-verdict") == report["result_text"]
+    assert page.locator("#diff-result .note").all_inner_texts() == [c["text"] for c in report["changed"]]

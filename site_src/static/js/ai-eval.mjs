@@ -204,7 +204,14 @@ async function showConfigurations() {
     item.append(repeatFigures(group));
     const again = element("button", "Repeat this configuration", { type: "button", class: "repeat" });
     again.addEventListener("click", () => repeatConfiguration(group));
-    item.append(again);
+    const baseline = element("button", "Export baseline", { type: "button", class: "baseline" });
+    baseline.addEventListener("click", async () => {
+      const text = await python.call("baseline_file", { run_ids: group.run_ids });
+      download(`kd-explorer-baseline-${group.id}.json`, text, "application/json");
+    });
+    const actions = element("div", null, { class: "actions" });
+    actions.append(again, baseline);
+    item.append(actions);
     out.append(item);
   }
   if (grouped.apart.length) {
@@ -216,7 +223,7 @@ async function showConfigurations() {
   $("configs-message").textContent = grouped.configurations.length
     ? `${grouped.configurations.length} configurations.` : "No runs yet.";
   const options = grouped.configurations.map((g) => [g.id, `${g.id} · ${g.label} · ${g.k} runs`]);
-  for (const id of ["config-x", "config-y"]) {
+  for (const id of ["config-x", "config-y", "diff-config"]) {
     const select = $(id);
     const keep = select.value;
     select.replaceChildren(...options.map(([value, label]) => element("option", label, { value })));
@@ -241,9 +248,14 @@ async function showPlans() {
     { "data-plan": plan.id })));
 }
 
+// A reject rule as pyapp.reject_rules spells it, from a rule select and its points field.
+function ruleText(select, points) {
+  const kind = $(select).value;
+  return kind === "no-new-fail" ? kind : `${kind}:${$(points).value.trim()}`;
+}
+
 async function registerPlan() {
-  const kind = $("plan-rule").value;
-  const rule = kind === "no-new-fail" ? kind : `${kind}:${$("plan-points").value.trim()}`;
+  const rule = ruleText("plan-rule", "plan-points");
   try {
     const plan = await python.call("register_plan", { x: $("plan-x").value, y: $("plan-y").value, rule,
       note: $("plan-note").value, settings: readSettings() });
@@ -289,6 +301,34 @@ async function compareConfigurations() {
       element("p", plan.verdict.text, { class: "verdict" }));
     out.append(item);
   }
+}
+
+async function checkBaseline() {
+  const out = $("diff-result");
+  out.replaceChildren();
+  const file = $("baseline-file").files[0];
+  const group = grouped.configurations.find((g) => g.id === $("diff-config").value);
+  if (!file || !group) {
+    out.append(element("p", "Choose a baseline file and the configuration whose runs to check."));
+    return;
+  }
+  let report;
+  try {
+    report = await python.call("baseline_diff", { baseline: await file.text(), run_ids: group.run_ids,
+      rules: [ruleText("diff-rule", "diff-points")] });
+  } catch (error) {
+    out.append(element("p", `The baseline could not be checked: ${error.message}`));
+    return;
+  }
+  for (const change of report.changed) out.append(element("p", change.text, { class: "note" }));
+  out.append(table("Each case against the baseline", ["Case", "Verdict", "Baseline", "Now", "Now failing"],
+    report.cases.map((c) => [c.case_id, c.verdict, c.baseline_text, c.now_text,
+      [...c.failing_checks, ...c.model_failures].join(", ") || "–"]), { id: "diff-table" }));
+  out.append(figures([["Difference", report.display.difference], ["Test", report.display.test],
+    ["Per case", report.display.per_case]], { id: "diff-figures" }));
+  const rules = element("ul", null, { id: "diff-rules" });
+  for (const rule of report.rules) rules.append(element("li", rule.text));
+  out.append(rules, element("p", report.result_text, { id: "diff-verdict", "data-rejected": String(report.rejected) }));
 }
 
 async function refreshRuns() {
@@ -341,17 +381,54 @@ function setRunning(running) {
   $("cancel-run").disabled = !running;
 }
 
-async function run(runId) {
+const PRICES_NAME = "kd-explorer-prices";
+
+function price(id) {
+  const text = $(id).value.trim();
+  return text === "" ? null : Number(text);
+}
+
+function savePrices() {
+  localStorage.setItem(PRICES_NAME, JSON.stringify({ in: $("price-in").value, out: $("price-out").value }));
+}
+
+async function showEstimate() {
+  try {
+    const size = await python.call("run_size_estimate", { runs: Number.parseInt($("run-count").value, 10),
+      max_tokens: readSettings().max_tokens || null, price_in: price("price-in"), price_out: price("price-out") });
+    $("run-estimate").textContent = `Before you start: ${size.display}`;
+  } catch (error) {
+    $("run-estimate").textContent = error.message;
+  }
+}
+
+// ``count`` fresh runs one after another (one when continuing ``runId``); stops when a run stops.
+async function run(runId, count = 1) {
   setRunning(true);
   $("case-status").replaceChildren();
+  $("run-usage").textContent = "";
   $("run-status").textContent = "Starting…";
+  const made = [];
   try {
-    const result = await python.call("run_eval", { run_id: runId, settings: readSettings(), api_key: readKey() },
-      { cancellable: true });
-    $("run-status").textContent = result.message;
+    for (let i = 0; i < count; i += 1) {
+      const result = await python.call("run_eval", { run_id: runId, settings: readSettings(), api_key: readKey() },
+        { cancellable: true });
+      made.push(result.run_id);
+      $("run-status").textContent = count > 1 ? `Run ${i + 1} of ${count}: ${result.message}` : result.message;
+      if (result.stopped !== null) break;
+    }
   } catch (error) {
     $("run-status").textContent = `The run could not go on: ${error.message}`;
   } finally {
+    if (made.length) {
+      try {
+        const usage = await python.call("run_usage", { run_ids: made, price_in: price("price-in"),
+          price_out: price("price-out") });
+        $("run-usage").textContent = `After the run: ${usage.display}`;
+      } catch (error) {
+        $("run-usage").textContent = error.message;
+      }
+    }
     setRunning(false);
     try {
       await refreshRuns();
@@ -383,12 +460,19 @@ python.onEvent((event) => {
 });
 
 python.ready.then(async () => {
-  await Promise.all([showSet(), refreshRuns()]);
+  await Promise.all([showSet(), refreshRuns(), showEstimate()]);
   document.body.dataset.evalReady = "true";
 }).catch(() => {});
 
 setupSettings();
-$("start-run").addEventListener("click", () => run(null));
+const savedPrices = JSON.parse(localStorage.getItem(PRICES_NAME) || "{}");
+$("price-in").value = savedPrices.in ?? "";
+$("price-out").value = savedPrices.out ?? "";
+for (const id of ["run-count", "price-in", "price-out", "max-tokens"]) {
+  $(id).addEventListener("change", () => { if (id.startsWith("price")) savePrices(); showEstimate(); });
+}
+$("start-run").addEventListener("click", () => run(null, Number.parseInt($("run-count").value, 10) || 1));
+$("run-diff").addEventListener("click", checkBaseline);
 $("continue-run").addEventListener("click", () => { if ($("continue-select").value) run($("continue-select").value); });
 $("cancel-run").addEventListener("click", () => { python.cancel(); $("run-status").textContent = "Cancelling…"; });
 $("compare").addEventListener("click", compare);
