@@ -114,7 +114,11 @@ def configuration_of(run: Run) -> Configuration | None:
     """The configuration of ``run``; None when its calls used different settings or it made no call."""
     if run.settings is None or run.mixed_settings:
         return None
-    s = run.settings
+    return configuration_for(run.settings)
+
+
+def configuration_for(s: dict) -> Configuration:
+    """The configuration a run with request settings ``s`` (``Settings.to_dict``) would have today."""
     version, digest = _prompt_set()
     temperature = s["temperature"]
     return Configuration(
@@ -128,6 +132,23 @@ def configuration_of(run: Run) -> Configuration | None:
         prompt_set_hash=digest,
         eval_set_version=EVAL_SET_VERSION,
     )
+
+
+def drift(runs: Sequence[Run]) -> dict:
+    """The models and system fingerprints the provider reported over ``runs``, and whether they differ.
+
+    Runs answered by different reported models or fingerprints are flagged: their spread
+    may be a change of model behind one name, not the noise of one model (DR-008).
+    """
+    models = sorted({m for run in runs for m in run.models_reported})
+    fingerprints = sorted({f for run in runs for f in run.fingerprints})
+    parts = []
+    if len(models) > 1:
+        parts.append(f"answered by {len(models)} different reported models ({', '.join(models)})")
+    if len(fingerprints) > 1:
+        parts.append(f"{len(fingerprints)} different system fingerprints ({', '.join(fingerprints)})")
+    return {"models_reported": models, "fingerprints": fingerprints, "flagged": bool(parts),
+            "text": "; ".join(parts)}
 
 
 def group_runs(runs: Sequence[Run]) -> Grouped:

@@ -128,6 +128,9 @@ class Run:
     stale: tuple[CallNote, ...]
     cancelled: tuple[CallNote, ...]
     repeats: tuple[CallNote, ...]
+    # What the provider said answered its calls, sorted (DR-008); empty when no reply said.
+    models_reported: tuple[str, ...] = ()
+    fingerprints: tuple[str, ...] = ()
 
     def case_result(self, case_id: str) -> CaseResult:
         for c in self.cases:
@@ -306,6 +309,8 @@ class RunIndex:
                 self._decisions[call_id] = Decision(entry["id"], entry["helpful"], entry["note"])
                 self._built.pop(self._run_of_call.get(call_id, ""), None)
             return
+        if kind == EntryType.PLAN:  # about configurations, not a run (pyapp.plans)
+            return
         run_id = entry["run_id"]
         if run_id is None:
             return
@@ -363,6 +368,8 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
     settings_seen: dict[tuple, dict] = {}
     first_settings: dict | None = None
     calls = input_tokens = output_tokens = 0
+    models: set[str] = set()
+    fingerprints: set[str] = set()
     for time, _, entry in items:
         case_id = entry["case_id"]
         if entry["type"] == EntryType.CANCEL:
@@ -377,6 +384,10 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
         calls_per_case[case_id] = calls_per_case.get(case_id, 0) + 1
         input_tokens += entry["input_tokens"] or 0
         output_tokens += entry["output_tokens"] or 0
+        if entry.get("model_reported"):  # older entries lack the key (DR-008)
+            models.add(entry["model_reported"])
+        if entry.get("system_fingerprint"):
+            fingerprints.add(entry["system_fingerprint"])
         settings = entry["settings"]
         settings_seen.setdefault(_settings_key(settings), settings)
         if first_settings is None:
@@ -438,6 +449,8 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
         stale=tuple(stale),
         cancelled=tuple(_one_note_per_cancel(cancelled, stopped_call)),
         repeats=tuple(repeats),
+        models_reported=tuple(sorted(models)),
+        fingerprints=tuple(sorted(fingerprints)),
     )
 
 

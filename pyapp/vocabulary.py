@@ -88,8 +88,9 @@ class CaseStatus(StrEnum):
 
 
 class EntryType(StrEnum):
-    """The three kinds of audit log entry (``pyapp.audit``)."""
+    """The kinds of audit log entry (``pyapp.audit``)."""
 
     CALL = "call"
     DECISION = "decision"
     CANCEL = "cancel"
+    PLAN = "plan"

@@ -288,8 +288,36 @@ tree = preset.tree;
 drawTree();
 showSearch(preset.search);
 
+// Deep links (DR-010): ?order=…&kind=…&lon=…&lat=…[&radius=…] opens that search, and every search shown
+// writes its own, so the address can be shared. Python checks the values as for any other search.
+// Returns a sentence when the link asks for something the explorer does not offer.
+function openLink() {
+  const link = new URLSearchParams(location.search);
+  if (!link.has("lon") && !link.has("lat")) return null;
+  const kind = link.get("kind") === "radius" ? `radius:${link.get("radius")}` : link.get("kind");
+  const unknown = [["order", link.get("order")], ["kind", kind]].filter(([id, value]) => {
+    const known = [...$(id).options].some((option) => option.value === value);
+    if (known) $(id).value = value;
+    return value !== null && !known;
+  });
+  $("lon").value = link.get("lon");
+  $("lat").value = link.get("lat");
+  if (!unknown.length) return null;
+  const names = { order: "an insertion order", kind: "a kind of search" };
+  return `This link asks for ${unknown.map(([id]) => names[id]).join(" and ")} the explorer does not offer; ` +
+    "it shows the search with the settings chosen below instead.";
+}
+
+document.addEventListener("search-shown", ({ detail }) => {
+  const link = new URLSearchParams({ order: detail.order, kind: detail.kind, lon: detail.lon, lat: detail.lat });
+  if (detail.radius !== null) link.set("radius", detail.radius);
+  history.replaceState(null, "", `?${link}`);
+});
+
 python.ready.then(async () => {
+  const linkProblem = openLink();
   await loadTree();
+  if (linkProblem) $("query-message").textContent = linkProblem;
   document.body.dataset.explorerReady = "true";
 }).catch(() => {});
 
