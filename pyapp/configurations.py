@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-from pyapp.evalset import case_prompt, cases
+from pyapp.evalset import EVAL_SET_VERSION, case_prompt, cases
 from pyapp.runs import Run
 
 ID_LENGTH = 8
@@ -116,8 +116,12 @@ def configuration_of(run: Run) -> Configuration | None:
     """The configuration of ``run``; None when its calls used different settings or it made no call."""
     if run.settings is None or run.mixed_settings:
         return None
-    s = run.settings
-    version, digest = _prompt_set(run.eval_set_version)
+    return configuration_for(run.settings, run.eval_set_version)
+
+
+def configuration_for(s: dict, eval_set_version: str = EVAL_SET_VERSION) -> Configuration:
+    """The configuration a run of set ``eval_set_version`` with request settings ``s`` would have today."""
+    version, digest = _prompt_set(eval_set_version)
     temperature = s["temperature"]
     return Configuration(
         provider=s["provider"],
@@ -128,8 +132,25 @@ def configuration_of(run: Run) -> Configuration | None:
         max_tokens=int(s["max_tokens"]),
         prompt_version=version,
         prompt_set_hash=digest,
-        eval_set_version=run.eval_set_version,
+        eval_set_version=eval_set_version,
     )
+
+
+def drift(runs: Sequence[Run]) -> dict:
+    """The models and system fingerprints the provider reported over ``runs``, and whether they differ.
+
+    Runs answered by different reported models or fingerprints are flagged: their spread
+    may be a change of model behind one name, not the noise of one model (DR-008).
+    """
+    models = sorted({m for run in runs for m in run.models_reported})
+    fingerprints = sorted({f for run in runs for f in run.fingerprints})
+    parts = []
+    if len(models) > 1:
+        parts.append(f"answered by {len(models)} different reported models ({', '.join(models)})")
+    if len(fingerprints) > 1:
+        parts.append(f"{len(fingerprints)} different system fingerprints ({', '.join(fingerprints)})")
+    return {"models_reported": models, "fingerprints": fingerprints, "flagged": bool(parts),
+            "text": "; ".join(parts)}
 
 
 def group_runs(runs: Sequence[Run]) -> Grouped:

@@ -133,6 +133,9 @@ class Run:
     stale: tuple[CallNote, ...]
     cancelled: tuple[CallNote, ...]
     repeats: tuple[CallNote, ...]
+    # What the provider said answered its calls, sorted (DR-008); empty when no reply said.
+    models_reported: tuple[str, ...] = ()
+    fingerprints: tuple[str, ...] = ()
 
     def case_result(self, case_id: str) -> CaseResult:
         for c in self.cases:
@@ -323,6 +326,8 @@ class RunIndex:
             return
         if kind == EntryType.RATING:
             return  # ratings are read by pyapp.agreement; they change no run
+        if kind == EntryType.PLAN:  # about configurations, not a run (pyapp.plans)
+            return
         run_id = entry["run_id"]
         if run_id is None:
             return
@@ -382,6 +387,8 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
     calls = input_tokens = output_tokens = 0
     run_set = next((e["eval_set_version"] for _, _, e in items
                     if e["type"] == EntryType.CALL and e["eval_set_version"] in SET_VERSIONS), EVAL_SET_VERSION)
+    models: set[str] = set()
+    fingerprints: set[str] = set()
     for time, _, entry in items:
         case_id = entry["case_id"]
         if entry["type"] == EntryType.CANCEL:
@@ -396,6 +403,10 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
         calls_per_case[case_id] = calls_per_case.get(case_id, 0) + 1
         input_tokens += entry["input_tokens"] or 0
         output_tokens += entry["output_tokens"] or 0
+        if entry.get("model_reported"):  # older entries lack the key (DR-008)
+            models.add(entry["model_reported"])
+        if entry.get("system_fingerprint"):
+            fingerprints.add(entry["system_fingerprint"])
         settings = entry["settings"]
         settings_seen.setdefault(_settings_key(settings), settings)
         if first_settings is None:
@@ -459,6 +470,8 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
         stale=tuple(stale),
         cancelled=tuple(_one_note_per_cancel(cancelled, stopped_call)),
         repeats=tuple(repeats),
+        models_reported=tuple(sorted(models)),
+        fingerprints=tuple(sorted(fingerprints)),
     )
 
 

@@ -94,3 +94,4 @@ class EntryType(StrEnum):
     DECISION = "decision"
     CANCEL = "cancel"
     RATING = "rating"
+    PLAN = "plan"
