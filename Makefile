@@ -67,6 +67,9 @@ bench: $(VENV)/.test-deps node_modules/.package-lock.json chromium engines
 	$(PY) bench/bench_kdtree.py --queries 500
 	$(PY) bench/bench_rebuild.py
 	$(PY) bench/bench_stats.py
+	$(PY) bench/bench_lighthouse.py --runs 3
+	$(PY) bench/bench_lighthouse.py --runs 3 --preset desktop
+	$(PY) bench/bench_experiment.py
 
 # PNGs of every page at 390 and 1280 px in screenshots/, for review (git-ignored).
 screenshots: $(VENV)/.test-deps node_modules/.package-lock.json chromium

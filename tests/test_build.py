@@ -80,7 +80,8 @@ def project(tmp_path: Path) -> Path:
     (root / "site_src" / "pages").mkdir()
     (root / "site_src" / "pages" / "index.md").write_text(
         "---\ntitle: Home\n---\n# Home\n\nSee DR-001 and [the records](decisions/).\n", encoding="utf-8")
-    for name, title in (("explorer", "Explorer"), ("ai-eval", "AI evaluation")):  # the navigation's other pages
+    for name, title in (("explorer", "Explorer"), ("experiments", "Experiments"), ("ai-eval", "AI evaluation")):
+        # the navigation's other pages
         (root / "site_src" / "pages" / f"{name}.md").write_text(f"---\ntitle: {title}\n---\n# {title}\n",
                                                                  encoding="utf-8")
     runtime = root / "node_modules" / "pyodide"
@@ -185,7 +186,7 @@ BROKEN = [
     ("template-asset-call", lambda r: add_to_template(r, "page.html.j2", "<img src=\"{{ asset('static/no.png') }}\">"),
      "site_src/templates/page.html.j2:3: asset 'static/no.png' is not a file of the site"),
     ("template-written-absolute-url", lambda r: add_to_template(r, "records.html.j2", "<a href=\"/about/\">x</a>"),
-     "decisions/index.html:27: absolute link '/about/': links must be relative, written by the templates of this page"),
+     "decisions/index.html:28: absolute link '/about/': links must be relative, written by the templates of this page"),
     ("template-page-literal-link", lambda r: add_page(r, "more.html", TEMPLATE_PAGE.replace("{}", "<a href=gone/>")),
      "site_src/pages/more.html:6: broken internal link 'gone/'"),
     ("template-page-link-call", lambda r: add_page(r, "more.html", TEMPLATE_PAGE.replace(

@@ -123,7 +123,9 @@ export function startPython() {
           return;
         }
         pending.set(id, { resolve, reject });
-        worker.postMessage({ type: "call", id, op, args, cancellable });
+        // A call made while Python starts (the explorer's map is drawn before) waits for it; if Python
+        // never starts, stop() has rejected the call already.
+        ready.then(() => worker.postMessage({ type: "call", id, op, args, cancellable }), () => {});
       });
     },
     /** Ask the running cancellable operation to stop. */
