@@ -68,10 +68,14 @@ bench: $(VENV)/.bench-deps node_modules/.package-lock.json chromium engines
 	$(PY) bench/bench_mkdocs.py
 	$(PY) bench/bench_boot.py --runs 5
 	$(PY) bench/bench_pyc.py --runs 5
+	$(PY) bench/bench_snapshot.py --runs 5
 	$(PY) bench/bench_engines.py --runs 3
 	$(PY) bench/bench_kdtree.py --queries 500
 	$(PY) bench/bench_rebuild.py
 	$(PY) bench/bench_stats.py
+	$(PY) bench/bench_lighthouse.py --runs 3
+	$(PY) bench/bench_lighthouse.py --runs 3 --preset desktop
+	$(PY) bench/bench_experiment.py
 
 # PNGs of every page at 390 and 1280 px in screenshots/, for review (git-ignored).
 screenshots: $(VENV)/.test-deps node_modules/.package-lock.json chromium

@@ -805,8 +805,68 @@ class Renderer:
         compiled = self.env.from_string(page.body) if page is not None else self.env.get_template(template)
         return compiled.render(
             root=root, asset=asset, link=link, url=url, csp=CSP, site_title=SITE_TITLE,
-            boot_timeout_ms=BOOT_TIMEOUT_MS, wheels=wheels, pyapp=pyapp, **context,
+            boot_timeout_ms=BOOT_TIMEOUT_MS, wheels=wheels, pyapp=pyapp, page_content=page_content, **context,
         )
+
+
+PAGE_CONTENT_CACHE = Path(".cache") / "page-content"  # under the project folder, ignored by git
+
+
+@functools.cache
+def page_content(name: str) -> dict:
+    """A page's fixed content from ``pyapp.page_content``, computed by the functions the worker calls,
+    so it shows before Python starts (DR-002).
+
+    Kept in ``.cache/page-content`` under a hash of pyapp's files: importing and running pyapp would
+    otherwise add several hundred milliseconds to every build. The value goes through JSON either way,
+    so a build from the cache gives the same bytes.
+    """
+    package = ROOT / "pyapp"
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    cached = ROOT / PAGE_CONTENT_CACHE / f"{name}-{digest.hexdigest()[:16]}.json"
+    if not cached.exists():
+        from pyapp import page_content as content
+
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_text(json.dumps(getattr(content, name)()), encoding="utf-8")
+    return json.loads(cached.read_text(encoding="utf-8"))
+
+
+EXPERIMENT_CACHE = Path(".cache") / "experiment"  # under the project folder, ignored by git
+
+
+def experiment_figures(root: Path) -> dict:
+    """The experiments page's figures for the default seed (DR-010), cached by a hash of pyapp's code and data.
+
+    They take seconds to compute and change only when pyapp does, so a build reads them back when
+    neither its modules nor its data file changed. JSON keeps every float by its repr, so the cached
+    figures are the computed ones to the last digit.
+    """
+    from pyapp import experiment
+
+    package = Path(experiment.__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted([*package.glob("*.py"), *package.glob("data/*")]):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    cache = root / EXPERIMENT_CACHE / f"{digest.hexdigest()[:24]}.json"
+    if cache.is_file():
+        return json.loads(cache.read_text(encoding="utf-8"))
+    figures = experiment.run_experiment()
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(figures), encoding="utf-8")
+    return figures
+
+
+def experiment_section(root: Path, url: str) -> dict:
+    """What the experiments page places: the figures' markup, the digest, and the settings behind them."""
+    from pyapp.experiment_page import figures_html
+
+    figures = experiment_figures(root)
+    return {"html": figures_html(figures, relative_url("explorer/index.html", url)), "digest": figures["digest"],
+            "seed": figures["seed"], "per_kind": figures["per_kind"], "queries": figures["text"]["queries"]}
 
 
 def wrap_tables(text: str) -> str:
@@ -858,7 +918,9 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
             html = renderer.render("page.html.j2", page.url, title=page.title, content=wrap_tables(page.html),
                                    description=page.description)
         else:
-            html = renderer.render(page, page.url, title=page.title, description=page.description)
+            # Only a page that asks for the experiment's figures computes them (DR-010).
+            html = renderer.render(page, page.url, title=page.title, description=page.description,
+                                   experiment=functools.partial(experiment_section, root, page.url))
         emit(page.url, html)
     worker_source = root / "site_src" / offline.SERVICE_WORKER
     if worker_source.is_file():  # last: it lists every other file (DR-002)

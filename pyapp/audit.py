@@ -1,10 +1,12 @@
 """Audit log entries: plain JSON-able dicts, appended to IndexedDB and exported.
 
-The log is append-only. Three entry types:
+The log is append-only. Five entry types:
 
 ``call``      one per call, success or failure, written before anything is shown;
 ``decision``  a visitor's verdict (helpful or not, with a note) on an earlier call;
-``cancel``    a visitor cancelled a case of a run (points at the call, if one ran).
+``cancel``    a visitor cancelled a case of a run (points at the call, if one ran);
+``rating``    a named rater's yes/no answers to the rubric (``pyapp.rubric``) on an earlier call (DR-009);
+``plan``      a comparison of two configurations registered in advance (``pyapp.plans``).
 
 Every entry carries ``format`` (:data:`AUDIT_FORMAT`), ``id``, ``type`` and
 ``time`` (ISO 8601, UTC, millisecond precision, ``Z`` suffix). Later facts
@@ -14,6 +16,10 @@ edited.
 There is no field for the API key. :func:`contains_secret` is the last check
 before a write or an export, and :func:`scrub_secret` removes the key from an
 entry without losing the rest of it.
+
+A call entry also records what the provider said answered (``model_reported``,
+``system_fingerprint``, DR-008); entries written before those keys existed lack them
+and stay valid.
 
 :func:`validate_entry` is strict (known type, exactly the known keys, types,
 safe id patterns, bounded sizes) so that imported files and possibly corrupt
@@ -36,6 +42,7 @@ from .client import CallOutcome
 from .jsontypes import is_int
 from .keyguard import scrub_value, secret_variants, text_contains
 from .providers import Settings
+from .rubric import answers_problem
 from .vocabulary import ANSWERED, EntryType, ErrorClass, Outcome, SearchKind, Stop
 
 AUDIT_FORMAT = 1
@@ -52,9 +59,12 @@ MAX_NUMBER = 1e12
 # The largest integer a JavaScript number holds exactly: the page passes entries through JavaScript.
 MAX_SAFE_INTEGER = 2**53 - 1
 MAX_SHOWN_CHARS = 40
+MAX_RATER_CHARS = 40
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}\Z")  # \Z: "$" would accept a final line break
 _HASH_RE = re.compile(r"^[0-9a-f]{64}\Z")
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CONFIGURATION_RE = re.compile(r"^[0-9a-f]{8}\Z")  # pyapp.configurations.Configuration.id
 _TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\Z")
 # In a Python string every surrogate is a lone one (a JSON pair decodes to one character).
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
@@ -65,10 +75,18 @@ CALL_KEYS = _COMMON_KEYS + (
     "status", "answer", "stop", "raw_stop_reason", "input_tokens", "output_tokens", "answer_ms",
     "total_ms", "retries", "outcome", "error", "failure", "message",
 )
+# Added later, so a call entry may lack them: what the provider says answered (DR-008).
+CALL_DRIFT_KEYS = ("model_reported", "system_fingerprint")
+MAX_REPORTED_BYTES = 200
 DECISION_KEYS = _COMMON_KEYS + ("call_id", "helpful", "note")
 CANCEL_KEYS = _COMMON_KEYS + ("run_id", "case_id", "call_id")
+RATING_KEYS = _COMMON_KEYS + ("call_id", "rater", "rubric_version", "answers", "note")
 SEARCH_KEYS = ("order", "kind", "lon", "lat", "radius")
-_KEYS = {EntryType.CALL: CALL_KEYS, EntryType.DECISION: DECISION_KEYS, EntryType.CANCEL: CANCEL_KEYS}
+PLAN_KEYS = _COMMON_KEYS + ("x", "y", "metric", "rule", "note")
+# The one primary metric a plan can name (DR-008); every other figure is secondary.
+PLAN_METRIC = "grounded_share"
+_KEYS = {EntryType.CALL: CALL_KEYS, EntryType.DECISION: DECISION_KEYS, EntryType.CANCEL: CANCEL_KEYS,
+         EntryType.RATING: RATING_KEYS, EntryType.PLAN: PLAN_KEYS}
 
 
 def new_entry_id() -> str:
@@ -155,6 +173,9 @@ def call_entry(
         "error": outcome.error,
         "failure": _cut(_storable(failure), MAX_TEXT_BYTES),
         "message": _cut(message.strip(), MAX_TEXT_BYTES),
+        "model_reported": None if reply is None else _cut(_storable(reply.model), MAX_REPORTED_BYTES),
+        "system_fingerprint": None if reply is None else _cut(_storable(reply.system_fingerprint),
+                                                              MAX_REPORTED_BYTES),
     }
     _raise_if_invalid(entry)
     return entry
@@ -169,6 +190,29 @@ def decision_entry(entry_id: str, time: datetime | str, call_id: str, helpful: b
         "time": format_time(time),
         "call_id": call_id,
         "helpful": helpful,
+        "note": note,
+    }
+    _raise_if_invalid(entry)
+    return entry
+
+
+def rating_entry(
+    entry_id: str, time: datetime | str, call_id: str, rater: str, rubric_version: str, answers: dict, note: str = ""
+) -> dict:
+    """Rater ``rater``'s answers to rubric ``rubric_version`` on the call ``call_id`` (DR-009).
+
+    ``ValueError`` (in words for the rater) for a name that is empty or too long, or
+    answers that do not answer exactly the rubric's questions with yes or no.
+    """
+    entry = {
+        "format": AUDIT_FORMAT,
+        "id": entry_id,
+        "type": EntryType.RATING,
+        "time": format_time(time),
+        "call_id": call_id,
+        "rater": rater,
+        "rubric_version": rubric_version,
+        "answers": answers,
         "note": note,
     }
     _raise_if_invalid(entry)
@@ -254,6 +298,15 @@ def _valid_time(value: Any) -> bool:
 def valid_id(value: Any) -> bool:
     """True for a safe entry or run id: 1-64 letters, digits or ``_.:-``, starting with a letter or digit."""
     return isinstance(value, str) and _ID_RE.match(value) is not None
+
+
+def valid_rater(value: Any) -> bool:
+    """True for a rater's name: 1-40 characters, no control characters, no space at either end.
+
+    Stripped names only, so "Ann" and "Ann " can never count as two raters.
+    """
+    return (isinstance(value, str) and 0 < len(value) <= MAX_RATER_CHARS and value == value.strip()
+            and _CONTROL_RE.search(value) is None)
 
 
 def _is_number(value: Any) -> bool:
@@ -388,9 +441,10 @@ def validate_entry(obj: Any) -> list[str]:
     kind = obj.get("type")
     if not isinstance(kind, str) or kind not in ENTRY_TYPES:
         return [f"type: must be one of {', '.join(ENTRY_TYPES)}"]
-    allowed = _KEYS[kind]
+    required = _KEYS[kind]
+    allowed = required + CALL_DRIFT_KEYS if kind == EntryType.CALL else required
     problems = []
-    missing = [k for k in allowed if k not in obj]
+    missing = [k for k in required if k not in obj]
     unknown = sorted(shown(k) for k in obj if k not in allowed)
     if missing:
         problems.append(f"entry: missing keys {', '.join(missing)}")
@@ -411,11 +465,39 @@ def validate_entry(obj: Any) -> list[str]:
         if not isinstance(obj["helpful"], bool):
             check.fail("helpful", "must be true or false")
         check.text("note", MAX_NOTE_BYTES)
+    elif kind == EntryType.RATING:
+        check.id("call_id")
+        if not valid_rater(obj["rater"]):
+            check.fail("rater", f"must be a name of 1-{MAX_RATER_CHARS} characters without line breaks, "
+                                "not starting or ending with a space")
+        problem = answers_problem(obj["rubric_version"], obj["answers"])
+        if problem:
+            check.problems.append(problem)
+        check.text("note", MAX_NOTE_BYTES)
+    elif kind == EntryType.PLAN:
+        _check_plan(check)
     else:
         check.id("run_id")
         check.id("case_id")
         check.id("call_id", optional=True)
     return check.problems
+
+
+def _check_plan(check: _Checker) -> None:
+    from .reject_rules import parse_rule  # not at the top: reject_rules imports report, which imports audit
+
+    obj = check.obj
+    for key in ("x", "y"):
+        if not isinstance(obj[key], str) or not _CONFIGURATION_RE.match(obj[key]):
+            check.fail(key, "must be a configuration id (8 lowercase hex digits)")
+    if obj["x"] == obj["y"]:
+        check.fail("y", "must be another configuration than x")
+    check.choice("metric", (PLAN_METRIC,))
+    try:
+        parse_rule(obj["rule"])
+    except ValueError as exc:
+        check.fail("rule", str(exc))
+    check.text("note", MAX_NOTE_BYTES)
 
 
 def _check_call(check: _Checker) -> None:
@@ -448,6 +530,8 @@ def _check_call(check: _Checker) -> None:
     check.choice("error", CALL_ERRORS, optional=True)
     check.text("failure", MAX_TEXT_BYTES, optional=True)
     check.text("message", MAX_TEXT_BYTES)
+    for key in CALL_DRIFT_KEYS:
+        check.text(key, MAX_REPORTED_BYTES, optional=True)
     outcome, error = obj["outcome"], obj["error"]
     answered = isinstance(obj["answer"], str) and obj["stop"] is not None
     if outcome in ANSWERED and (error is not None or not answered):

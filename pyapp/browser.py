@@ -30,6 +30,17 @@ def hello() -> str:
     return json.dumps({"python": platform.python_version(), "pyapp": __version__})
 
 
+def after_restore() -> None:
+    """Reseed ``random`` in an interpreter restored from a memory snapshot (DR-002).
+
+    Pyodide's own start-up imports ``random``, so every restored visit would otherwise draw the
+    same numbers. Ids and tokens use ``os.urandom`` and need nothing.
+    """
+    import random
+
+    random.seed()
+
+
 async def handle(name: str, args_json: str) -> str:
     """Run operation ``name`` with keyword arguments from JSON.
 
@@ -309,14 +320,12 @@ def emit(event: dict) -> None:
 
 
 @op
-def evalset() -> dict:
-    from .evalset import evalset_summary, evalset_table
-    from .report import fmt_count, small_sample_guidance
+def evalset(set_version: str | None = None) -> dict:
+    """One set as the page shows it (default: the first), and what each set can show (DR-009)."""
+    from .evalset import EVAL_SET_VERSION
+    from .page_content import evalset_page
 
-    table = evalset_table()
-    summary = evalset_summary(table)
-    return {"cases": table, "summary": summary, "guidance": small_sample_guidance(),
-            "display": {"prompt_chars": fmt_count(summary["prompt_chars"])}}
+    return evalset_page(set_version or EVAL_SET_VERSION)
 
 
 @functools.cache
@@ -357,7 +366,56 @@ async def compare_runs(run_a: str, run_b: str) -> dict:
 
 
 @op
-async def run_eval(run_id: str | None, settings: dict, api_key: str | None) -> dict:
+async def configurations() -> dict:
+    """The runs grouped by configuration, with the figures of repeated runs (DR-008)."""
+    from .repeat_report import configurations_report
+
+    return configurations_report(list((await LOG.refresh()).runs().rebuilt().runs))
+
+
+@op
+async def compare_configurations(x: str, y: str) -> dict:
+    """Configuration ``y`` against ``x``, as ``python -m pyapp compare --config X --config Y`` prints it."""
+    from .configurations import group_runs
+    from .plans import plans_in
+    from .repeat_report import configuration_compare_report
+
+    log = await LOG.refresh()
+    return configuration_compare_report(group_runs(list(log.runs().rebuilt().runs)), x, y, plans_in(log.entries))
+
+
+@op
+async def plans() -> list[dict]:
+    """The registered plans, newest first, with their times as a person reads them."""
+    from .plans import plans_in, when_text
+
+    return [{**plan, "when": when_text(plan["time"])}
+            for plan in reversed(plans_in((await LOG.refresh()).entries))]
+
+
+@op
+async def register_plan(x: str, y: str, rule: str, note: str, settings: dict, set_version: str | None = None) -> dict:
+    """Append a plan comparing ``y`` against ``x``; either may be ``"form"``: the settings and set chosen now."""
+    from datetime import UTC, datetime
+
+    from .audit import new_entry_id
+    from .configurations import configuration_for
+    from .evalset import EVAL_SET_VERSION
+    from .plans import plan_entry
+    from .providers import Settings
+
+    def named(name: str) -> str:
+        if name != "form":
+            return name
+        return configuration_for(Settings.from_dict(settings).to_dict(), set_version or EVAL_SET_VERSION).id
+
+    entry = plan_entry(new_entry_id(), datetime.now(UTC), named(x), named(y), rule, note)
+    await append_entries([entry])
+    return entry
+
+
+@op
+async def run_eval(run_id: str | None, settings: dict, api_key: str | None, set_version: str | None = None) -> dict:
     from kdt_worker import acquire_lock
 
     from .providers import Settings
@@ -378,9 +436,53 @@ async def run_eval(run_id: str | None, settings: dict, api_key: str | None) -> d
         with ProgressLine() as line:
             return await run(run_id, fresh, settings, api_key, read_entries=entries, append=append_entries,
                              emit=emit, cancelled=cancelled, progress=line.show, transport=transport, sleep=sleep,
-                             clock=clock_ms)
+                             clock=clock_ms, **({"set_version": set_version} if set_version else {}))
     finally:
         release()
+
+
+# --- rating against the rubric (DR-009) ----------------------------------------------
+
+
+@op
+def rubric() -> dict:
+    from .rubric import RUBRIC
+
+    return RUBRIC.to_json()
+
+
+@op
+async def rating_queue(run_id: str, rater: str) -> list[dict]:
+    """The counted answers of ``run_id`` for ``rater`` to rate blind: no grades, no other rater's ratings."""
+    from .audit import valid_rater
+    from .rating import rating_queue as queue
+
+    if not valid_rater(rater):
+        raise ValueError("Type your name as the rater first (at most 40 characters, no line breaks).")
+    log = await LOG.refresh()
+    return queue(log.runs().run(run_id), log.entries, rater)
+
+
+@op
+async def record_rating(call_id: str, rater: str, answers: dict, note: str = "") -> dict:
+    from datetime import UTC, datetime
+
+    from .audit import new_entry_id, rating_entry
+    from .rubric import RUBRIC
+
+    entry = rating_entry(new_entry_id(), datetime.now(UTC), call_id, rater, RUBRIC.version, answers, note)
+    await append_entries([entry])
+    return entry
+
+
+@op
+async def agreement() -> dict:
+    """The agreement figures of the whole log, and the text ``python -m pyapp agreement`` prints for them."""
+    from .agreement import agreement_report, format_agreement_report
+
+    log = await LOG.refresh()
+    report = agreement_report(log.entries, list(log.runs().rebuilt()))
+    return {"report": report, "text": format_agreement_report(report)}
 
 
 @op
@@ -403,3 +505,79 @@ async def import_audit(data: str) -> dict:
     if new:
         await append_entries(new)
     return {"added": len(new), "skipped": len(imported) - len(new)}
+
+
+# --- the experiments page (DR-010) ------------------------------------------------------
+
+
+@op
+async def experiment_run(seed: str, per_kind: str, published_digest: str) -> dict:
+    """Recompute the experiment with the visitor's settings, reporting progress and stopping on Cancel."""
+    import asyncio
+
+    from .experiment import experiment_steps, parse_settings
+    from .experiment_page import figures_html, reproduction_note
+
+    steps = experiment_steps(*parse_settings(seed, per_kind))
+    while True:
+        try:
+            done, total = next(steps)
+        except StopIteration as finished:
+            figures = finished.value
+            break
+        if cancelled():
+            raise RuntimeError("Cancelled: the figures shown are the ones from before.")
+        emit({"type": "experiment-progress", "done": done, "total": total,
+              "text": f"Running: step {done} of {total}."})
+        await asyncio.sleep(0)  # lets the worker read a Cancel between steps
+    return {"html": figures_html(figures, "../explorer/"), "digest": figures["digest"],
+            "reproduced": figures["digest"] == published_digest,
+            "note": reproduction_note(figures, published_digest)}
+
+
+# --- repeated runs: baselines, drift and cost (DR-008) ---------------------------
+
+
+def _run_ids(run_ids: object) -> list[str]:
+    if not isinstance(run_ids, list) or not run_ids or not all(isinstance(r, str) for r in run_ids):
+        raise ValueError("Choose at least one run.")
+    return run_ids
+
+
+@op
+async def baseline_file(run_ids: list[str]) -> str:
+    """The baseline file of ``run_ids``, byte for byte what ``python -m pyapp baseline`` writes."""
+    from .baseline import baseline_of, baseline_text
+
+    index = (await LOG.refresh()).runs()
+    return baseline_text(baseline_of([index.run(run_id) for run_id in _run_ids(run_ids)]))
+
+
+@op
+async def baseline_diff(baseline: str, run_ids: list[str], rules: list[str] | None = None) -> dict:
+    """``run_ids`` against a loaded baseline file, as ``python -m pyapp diff`` prints it."""
+    from .baseline import diff_report, parse_baseline
+    from .reject_rules import NO_NEW_FAIL, parse_rule
+
+    parsed = [parse_rule(text) for text in rules or [NO_NEW_FAIL]]
+    index = (await LOG.refresh()).runs()
+    return diff_report(parse_baseline(baseline), [index.run(run_id) for run_id in _run_ids(run_ids)], parsed)
+
+
+@op
+def run_size_estimate(runs: int, max_tokens: int | None = None, price_in: float | None = None,
+                      price_out: float | None = None, set_version: str | None = None) -> dict:
+    """What ``runs`` runs of a set send, and with the visitor's prices their estimated cost."""
+    from .cost import run_size
+    from .evalset import EVAL_SET_VERSION
+
+    return run_size(runs, max_tokens, price_in, price_out, set_version or EVAL_SET_VERSION)
+
+
+@op
+async def run_usage(run_ids: list[str], price_in: float | None = None, price_out: float | None = None) -> dict:
+    """The tokens the provider reported for the calls of ``run_ids``, and with prices their cost."""
+    from .cost import actual_usage
+
+    entries, _ = await read_entries()
+    return actual_usage(entries, _run_ids(run_ids), price_in, price_out)

@@ -12,12 +12,28 @@ import os
 import sys
 from collections.abc import Sequence
 
+from pyapp.agreement import agreement_report, format_agreement_report
+from pyapp.baseline import (
+    MAX_BASELINE_CHARS,
+    REJECTED_STATUS,
+    baseline_of,
+    baseline_text,
+    diff_report,
+    format_diff_report,
+    parse_baseline,
+)
 from pyapp.configurations import group_runs
-from pyapp.evalset import case, case_prompt, evalset_summary, evalset_table
+from pyapp.cost import actual_usage, run_size
+from pyapp.evalset import EVAL_SET_VERSION, SET_VERSIONS, case, case_prompt, evalset_summary, evalset_table
+from pyapp.experiment import DEFAULT_PER_KIND, DEFAULT_SEED, run_experiment
+from pyapp.experiment_report import format_experiment
 from pyapp.export import parse_import
 from pyapp.geodata import businesses_by_id
 from pyapp.kdtree import ORDERS
+from pyapp.plans import plans_in
 from pyapp.prompt import Prompt, format_number
+from pyapp.providers import ANTHROPIC, OPENAI, OPENAI_COMPATIBLE, PROVIDERS, Settings
+from pyapp.reject_rules import DIFFERENCE_BELOW, LOWER_BOUND_BELOW, NO_NEW_FAIL, parse_rule
 from pyapp.repeat_report import (
     configuration_compare_report,
     configurations_report,
@@ -99,14 +115,20 @@ def format_search(result: SearchResult) -> str:
 
 
 def _add_evalset(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("evalset", help="list the twenty cases of the evaluation set")
+    p = sub.add_parser("evalset", help="list the cases of an evaluation set")
+    _add_set_option(p)
     p.add_argument("--json", action="store_true", help="print the summary and the table as JSON")
     p.set_defaults(run=_run_evalset, parser=p)
 
 
+def _add_set_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--set", dest="set_version", choices=SET_VERSIONS, default=EVAL_SET_VERSION,
+                   help=f"the evaluation set (default {EVAL_SET_VERSION})")
+
+
 def _run_evalset(args: argparse.Namespace) -> int:
-    table = evalset_table()
-    summary = evalset_summary(table)
+    table = evalset_table(args.set_version)
+    summary = evalset_summary(table, args.set_version)
     if args.json:
         print(json.dumps({"summary": summary, "cases": table}))
     else:
@@ -134,13 +156,14 @@ def format_evalset(table: list[dict], summary: dict) -> str:
 
 def _add_prompt(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("prompt", help="print the exact prompt the site sends for one case")
-    p.add_argument("case", metavar="CASE", help="case id, C01 to C20")
+    p.add_argument("case", metavar="CASE", help="case id, C01 to C20 (C80 in the larger set)")
+    _add_set_option(p)
     p.add_argument("--json", action="store_true", help="print version, hash, system and user text as JSON")
     p.set_defaults(run=_run_prompt, parser=p)
 
 
 def _run_prompt(args: argparse.Namespace) -> int:
-    prompt = case_prompt(case(args.case))
+    prompt = case_prompt(case(args.case, args.set_version))
     if args.json:
         print(json.dumps({"case_id": args.case, **prompt.to_json()}))
     else:
@@ -159,14 +182,19 @@ def format_prompt(case_id: str, prompt: Prompt) -> str:
     return "".join(parts)
 
 
-def _read_runs(path: str) -> Rebuilt:
-    """The runs of an export file, through the same import checks and rebuild as the page."""
+def _read_entries(path: str) -> list[dict]:
+    """The entries of an export file or a log, through the same import checks as the page."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
-    return rebuild(parse_import(data), validated=True)
+    return parse_import(data)
+
+
+def _read_runs(path: str) -> Rebuilt:
+    """The runs of an export file or a log, rebuilt as the page rebuilds them."""
+    return rebuild(_read_entries(path), validated=True)
 
 
 def _add_report(sub: argparse._SubParsersAction) -> None:
@@ -235,10 +263,157 @@ def _compare_configurations(args: argparse.Namespace) -> int:
         raise _UsageError("give either --run twice or --config twice, not both")
     if len(args.configs) != 2:
         raise _UsageError("compare needs --config exactly twice: --config X --config Y")
-    grouped = group_runs(list(_read_runs(args.export)))
-    report = configuration_compare_report(grouped, args.configs[0], args.configs[1])
+    entries = _read_entries(args.export)
+    grouped = group_runs(list(rebuild(entries, validated=True)))
+    report = configuration_compare_report(grouped, args.configs[0], args.configs[1], plans_in(entries))
     print(json.dumps(report) if args.json else format_configuration_compare_report(report))
     return 0
+
+
+def _add_agreement(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("agreement", help="how far raters agree on the rubric, and with the mechanical grade")
+    p.add_argument("export", metavar="EXPORT.json", help="a JSON export holding runs and their ratings")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.set_defaults(run=_run_agreement, parser=p)
+
+
+def _run_agreement(args: argparse.Namespace) -> int:
+    entries = _read_entries(args.export)
+    report = agreement_report(entries)
+    print(json.dumps(report) if args.json else format_agreement_report(report))
+    return 0
+
+
+def _add_experiment(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("experiment", help="the five insertion orders on the same seeded queries (the experiments page)")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"seed of the queries (default {DEFAULT_SEED})")
+    p.add_argument("--queries", type=int, default=DEFAULT_PER_KIND, metavar="N",
+                   help=f"queries per kind of search (default {DEFAULT_PER_KIND})")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.set_defaults(run=_run_experiment, parser=p)
+
+
+def _run_experiment(args: argparse.Namespace) -> int:
+    figures = run_experiment(args.seed, args.queries)
+    print(json.dumps(figures) if args.json else format_experiment(figures))
+    return 0
+
+
+def _add_baseline(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("baseline", help="write a baseline file of runs of one configuration, to gate later runs")
+    p.add_argument("export", metavar="LOG", help="a JSON export or a log written by run")
+    p.add_argument("--run", dest="run_ids", action="append", required=True, metavar="ID",
+                   help="a run of the baseline; repeat for several runs of the same configuration")
+    p.add_argument("--output", metavar="FILE", help="write the baseline here (default: print it)")
+    p.set_defaults(run=_run_baseline, parser=p)
+
+
+def _runs_named(built: Rebuilt, run_ids: Sequence[str]) -> list:
+    if len(set(run_ids)) != len(run_ids):
+        raise _UsageError("each --run must name a different run")
+    return [built.run(run_id) for run_id in run_ids]
+
+
+def _run_baseline(args: argparse.Namespace) -> int:
+    text = baseline_text(baseline_of(_runs_named(_read_runs(args.export), args.run_ids)))
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise ValueError(f"cannot write {args.output}: {exc.strerror}") from None
+    return 0
+
+
+def _add_diff(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("diff", help="runs against a baseline, per case and paired; exits 3 when a rule rejects")
+    p.add_argument("baseline", metavar="BASELINE", help="a file written by baseline")
+    p.add_argument("export", metavar="LOG", help="a JSON export or a log written by run")
+    p.add_argument("--run", dest="run_ids", action="append", required=True, metavar="ID",
+                   help="a run to check; repeat for several runs of the same configuration")
+    p.add_argument("--rule", dest="rules", action="append", metavar="RULE",
+                   help=f"reject when: {NO_NEW_FAIL} (a case went from grounded to not grounded), "
+                        f"{DIFFERENCE_BELOW}:D (the difference is below +D points), {LOWER_BOUND_BELOW}:D (the "
+                        f"95%% interval's lower bound is below +D points); repeatable; default {NO_NEW_FAIL}")
+    p.add_argument("--json", action="store_true", help="print the diff as JSON")
+    p.set_defaults(run=_run_diff, parser=p)
+
+
+def _run_diff(args: argparse.Namespace) -> int:
+    try:
+        rules = [parse_rule(text) for text in args.rules or [NO_NEW_FAIL]]
+    except ValueError as exc:
+        raise _UsageError(str(exc)) from None
+    try:
+        with open(args.baseline, "rb") as handle:
+            data = handle.read(MAX_BASELINE_CHARS + 1)
+    except OSError as exc:
+        raise ValueError(f"cannot read {args.baseline}: {exc.strerror}") from None
+    baseline = parse_baseline(data)
+    report = diff_report(baseline, _runs_named(_read_runs(args.export), args.run_ids), rules)
+    print(json.dumps(report) if args.json else format_diff_report(report))
+    return REJECTED_STATUS if report["rejected"] else 0
+
+
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="ask the evaluation set from this terminal, appending to a JSON-lines log")
+    p.add_argument("--provider", required=True, choices=PROVIDERS)
+    p.add_argument("--model", required=True, help="the model name the provider knows")
+    p.add_argument("--base-url", help="an openai-compatible server's base URL, e.g. http://127.0.0.1:8080/v1")
+    p.add_argument("--runs", type=int, default=1, help="how many runs of the set (default 1)")
+    p.add_argument("--max-tokens", type=int, default=4000, help="max tokens per answer (default 4000)")
+    p.add_argument("--temperature", type=_temperature, default=0.0,
+                   help="sampling temperature (default 0); --temperature default leaves it to the model")
+    p.add_argument("--log", required=True, metavar="FILE", help="the JSON-lines log to append to")
+    p.add_argument("--key-env", metavar="NAME",
+                   help="the environment variable holding the API key (default ANTHROPIC_API_KEY or "
+                        "OPENAI_API_KEY; none for openai-compatible). The key is never an argument.")
+    p.add_argument("--price-in", type=float, metavar="P", help="your price per million input tokens")
+    p.add_argument("--price-out", type=float, metavar="P", help="your price per million output tokens")
+    p.set_defaults(run=_run_run, parser=p)
+
+
+def _temperature(text: str) -> float | None:
+    if text == "default":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("give a number, or default") from None
+
+
+KEY_VARIABLES = {ANTHROPIC: "ANTHROPIC_API_KEY", OPENAI: "OPENAI_API_KEY"}
+
+
+def _run_run(args: argparse.Namespace) -> int:
+    if (args.provider == OPENAI_COMPATIBLE) != (args.base_url is not None):
+        raise _UsageError("--base-url is needed with --provider openai-compatible, and only with it")
+    name = args.key_env or KEY_VARIABLES.get(args.provider)
+    api_key = os.environ.get(name) if name else None
+    if name and not api_key and (args.key_env or args.provider != OPENAI_COMPATIBLE):
+        raise ValueError(f"set the API key in the environment variable {name} (it is never an argument)")
+    settings = Settings(args.provider, args.model, args.max_tokens, args.temperature, args.base_url)
+    # Imported here: urllib brings ssl and http.client, which the other subcommands never need.
+    import asyncio
+
+    from pyapp.terminal import LogFile, run_set
+
+    size = run_size(args.runs, args.max_tokens, args.price_in, args.price_out)
+    log = LogFile(args.log, api_key)
+    print(f"before: {size['display']}", flush=True)
+    try:
+        results = asyncio.run(run_set(settings, api_key, log, args.runs,
+                                      lambda text: print(text, file=sys.stderr, flush=True)))
+    except KeyboardInterrupt:
+        print(f"interrupted: {args.log} keeps every call that ended", file=sys.stderr)
+        return 130
+    for result in results:
+        print(result["message"])
+    usage = actual_usage(log.entries, [r["run_id"] for r in results], args.price_in, args.price_out)
+    print(f"after: {usage['display']}")
+    return 0 if all(r["stopped"] is None for r in results) else 1
 
 
 class _UsageError(Exception):
@@ -256,6 +431,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_prompt(sub)
     _add_report(sub)
     _add_compare(sub)
+    _add_agreement(sub)
+    _add_experiment(sub)
+    _add_baseline(sub)
+    _add_diff(sub)
+    _add_run(sub)
     return parser
 
 

@@ -6,7 +6,9 @@ with a hash of the whole set's prompts, and the eval-set version. Two runs with
 the same configuration are repeats of one measurement.
 
 A run's counted answers are never stale (DR-006, rule 2), so they were all asked
-with today's set and today's prompts: those parts of the key are today's. A run
+with the run's set and today's prompts for it: those parts of the key are the
+run's set and today's prompts of that set. Runs of different sets are therefore
+never one configuration, and never pooled in one figure (DR-009). A run
 whose calls used different settings is no repeat of anything and is kept apart,
 as is a run with no call at all (only cancel entries).
 """
@@ -92,10 +94,10 @@ class Grouped:
         raise ValueError(f"no configuration or run {name!r} in the log (configurations: {known})")
 
 
-@lru_cache(maxsize=1)
-def _prompt_set() -> tuple[str, str]:
-    """Today's prompt version and a sha256 over every case's prompt hash, in set order."""
-    prompts = [(c.case_id, case_prompt(c)) for c in cases()]
+@lru_cache(maxsize=8)
+def _prompt_set(version: str) -> tuple[str, str]:
+    """Today's prompt version and a sha256 over every case's prompt hash of set ``version``, in set order."""
+    prompts = [(c.case_id, case_prompt(c)) for c in cases(version)]
     versions = sorted({p.version for _, p in prompts})
     joined = "\n".join(f"{case_id} {p.hash}" for case_id, p in prompts)
     return ", ".join(versions), hashlib.sha256(joined.encode("utf-8")).hexdigest()
@@ -114,8 +116,12 @@ def configuration_of(run: Run) -> Configuration | None:
     """The configuration of ``run``; None when its calls used different settings or it made no call."""
     if run.settings is None or run.mixed_settings:
         return None
-    s = run.settings
-    version, digest = _prompt_set()
+    return configuration_for(run.settings, run.eval_set_version)
+
+
+def configuration_for(s: dict, eval_set_version: str = EVAL_SET_VERSION) -> Configuration:
+    """The configuration a run of set ``eval_set_version`` with request settings ``s`` would have today."""
+    version, digest = _prompt_set(eval_set_version)
     temperature = s["temperature"]
     return Configuration(
         provider=s["provider"],
@@ -126,8 +132,25 @@ def configuration_of(run: Run) -> Configuration | None:
         max_tokens=int(s["max_tokens"]),
         prompt_version=version,
         prompt_set_hash=digest,
-        eval_set_version=EVAL_SET_VERSION,
+        eval_set_version=eval_set_version,
     )
+
+
+def drift(runs: Sequence[Run]) -> dict:
+    """The models and system fingerprints the provider reported over ``runs``, and whether they differ.
+
+    Runs answered by different reported models or fingerprints are flagged: their spread
+    may be a change of model behind one name, not the noise of one model (DR-008).
+    """
+    models = sorted({m for run in runs for m in run.models_reported})
+    fingerprints = sorted({f for run in runs for f in run.fingerprints})
+    parts = []
+    if len(models) > 1:
+        parts.append(f"answered by {len(models)} different reported models ({', '.join(models)})")
+    if len(fingerprints) > 1:
+        parts.append(f"{len(fingerprints)} different system fingerprints ({', '.join(fingerprints)})")
+    return {"models_reported": models, "fingerprints": fingerprints, "flagged": bool(parts),
+            "text": "; ".join(parts)}
 
 
 def group_runs(runs: Sequence[Run]) -> Grouped:

@@ -1,4 +1,8 @@
-"""The fixed, seeded set of twenty searches the evaluation page asks a model about (DR-006).
+"""The fixed, seeded sets of searches the evaluation page asks a model about (DR-006, DR-009).
+
+``explain-eval-v2`` holds twenty cases; ``explain-eval-x80`` eighty, drawn by the
+same rules from the same streams (below), so its first twenty cases are exactly
+C01-C20 of the first set and a case id names the same search in both.
 
 Four kinds of search, each on all five insertion orders (``pyapp.kdtree.ORDERS``):
 
@@ -23,7 +27,10 @@ kind's rule or stream never moves another kind's points. Coordinates are
 rounded to 7 decimals (about 1 cm) so they print the same everywhere.
 
 Case ids run C01-C05 for the first kind (orders in ``ORDERS`` order), C06-C10
-for the second, and so on.
+for the second, and so on. A larger set is drawn in rounds of twenty: round r
+takes points 5r+1 to 5r+5 of each kind's stream, laid out the same way, so
+C21-C25 are the next five points of the first kind, C26-C30 of the second, and
+every round is itself every kind on every order once.
 """
 
 from __future__ import annotations
@@ -43,6 +50,10 @@ from pyapp.search import SearchResult, search
 from pyapp.vocabulary import SearchKind
 
 EVAL_SET_VERSION = "explain-eval-v2"
+LARGE_SET_VERSION = "explain-eval-x80"
+# Rounds of twenty cases in each set (module doc); a set never changes once published, a new one gets a new name.
+SET_ROUNDS = {EVAL_SET_VERSION: 1, LARGE_SET_VERSION: 4}
+SET_VERSIONS = tuple(SET_ROUNDS)
 SEED = 2026
 COORD_DECIMALS = 7
 NEAR_OFFSET = 0.0001  # degrees on each axis: at most 11 m north-south, 6 m east-west at 60° N
@@ -169,69 +180,84 @@ def _why(kind: CaseKind, draw: _Draw, result: SearchResult, prompt: Prompt) -> s
     return f"{what}, {tree}; {trace}."
 
 
-def build_cases(seed_for: Callable[[str], str] = stream_seed) -> tuple[Case, ...]:
-    """The twenty cases, drawing each kind's points from ``random.Random(seed_for(kind))``.
+def build_cases(seed_for: Callable[[str], str] = stream_seed, rounds: int = 1) -> tuple[Case, ...]:
+    """``rounds`` times twenty cases, drawing each kind's points from ``random.Random(seed_for(kind))``.
 
     ``seed_for`` exists so tests can show that one kind's stream moves no other kind.
     """
+    per_round = len(ORDERS)
+    draws = {kind.name: draw_points(kind, random.Random(seed_for(kind.name)), rounds * per_round)
+             for kind in CASE_KINDS}
     cases = []
-    number = 1
-    for kind in CASE_KINDS:
-        rng = random.Random(seed_for(kind.name))
-        for order, draw in zip(ORDERS, draw_points(kind, rng), strict=True):
-            result = search(order, kind.search_kind, draw.lon, draw.lat, kind.radius)
-            why = _why(kind, draw, result, build_prompt(result))
-            cases.append(Case(f"C{number:02d}", kind.name, order, draw.lon, draw.lat, kind.radius, why))
-            number += 1
+    for r in range(rounds):
+        for kind in CASE_KINDS:
+            for order, draw in zip(ORDERS, draws[kind.name][r * per_round:(r + 1) * per_round], strict=True):
+                result = search(order, kind.search_kind, draw.lon, draw.lat, kind.radius)
+                why = _why(kind, draw, result, build_prompt(result))
+                number = len(cases) + 1
+                cases.append(Case(f"C{number:02d}", kind.name, order, draw.lon, draw.lat, kind.radius, why))
     return tuple(cases)
 
 
-@lru_cache(maxsize=1)
-def cases() -> tuple[Case, ...]:
-    """The set ``EVAL_SET_VERSION``: C01-C20, built once."""
-    return build_cases()
+def check_set_version(version: str) -> str:
+    """``version`` when it names a fixed set; ``ValueError`` naming the sets otherwise."""
+    if version not in SET_ROUNDS:
+        raise ValueError(f"no evaluation set {_shown(version)}; the sets are {', '.join(SET_VERSIONS)}")
+    return version
 
 
-@lru_cache(maxsize=1)
-def _by_id() -> dict[str, Case]:
-    return {c.case_id: c for c in cases()}
+def _shown(value: object) -> str:
+    """``value`` as an error message may echo it: quoted, at most about 40 characters."""
+    text = repr(value) if isinstance(value, str) else type(value).__name__
+    return text if len(text) <= 42 else text[:40] + "…"
 
 
-def case_ids() -> tuple[str, ...]:
-    return tuple(c.case_id for c in cases())
+@lru_cache(maxsize=len(SET_ROUNDS))
+def cases(version: str = EVAL_SET_VERSION) -> tuple[Case, ...]:
+    """The set ``version`` (default ``EVAL_SET_VERSION``: C01-C20), built once."""
+    return build_cases(rounds=SET_ROUNDS[check_set_version(version)])
 
 
-def case(case_id: str) -> Case:
-    """The case named ``case_id``; ``ValueError`` for an unknown id."""
-    found = _by_id().get(case_id)
+@lru_cache(maxsize=len(SET_ROUNDS))
+def _by_id(version: str) -> dict[str, Case]:
+    return {c.case_id: c for c in cases(version)}
+
+
+def case_ids(version: str = EVAL_SET_VERSION) -> tuple[str, ...]:
+    return tuple(c.case_id for c in cases(version))
+
+
+def case(case_id: str, version: str = EVAL_SET_VERSION) -> Case:
+    """The case named ``case_id`` in set ``version``; ``ValueError`` for an unknown id."""
+    found = _by_id(check_set_version(version)).get(case_id)
     if found is None:
-        last = f"C{len(cases()):02d}"
-        raise ValueError(f"no case {case_id!r} in {EVAL_SET_VERSION}; the cases are C01 to {last}")
+        last = f"C{len(cases(version)):02d}"
+        raise ValueError(f"no case {_shown(case_id)} in {version}; the cases are C01 to {last}")
     return found
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=128)
 def case_search(c: Case) -> SearchResult:
     """The search of case ``c`` on the data tree of its order."""
     return search(c.order, c.search_kind, c.lon, c.lat, c.radius)
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=128)
 def case_prompt(c: Case) -> Prompt:
     """The exact prompt the site sends for case ``c`` today."""
     return build_prompt(case_search(c))
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=128)
 def case_facts(c: Case) -> Facts:
     """What the checks compare an answer for case ``c`` with."""
     return facts_for(case_search(c), case_prompt(c))
 
 
-def evalset_table() -> list[dict]:
-    """One row per case for review: the case, its trace length and prompt, and whether the trace is cut."""
+def evalset_table(version: str = EVAL_SET_VERSION) -> list[dict]:
+    """One row per case of set ``version`` for review: the case, its trace length and prompt, whether it is cut."""
     rows = []
-    for c in cases():
+    for c in cases(version):
         result = case_search(c)
         prompt = case_prompt(c)
         rows.append({
@@ -249,11 +275,11 @@ def evalset_table() -> list[dict]:
     return rows
 
 
-def evalset_summary(table: list[dict] | None = None) -> dict:
-    """Counts over the table: cases, traces longer than ``MAX_STEPS``, total prompt size of one run."""
-    rows = evalset_table() if table is None else table
+def evalset_summary(table: list[dict] | None = None, version: str = EVAL_SET_VERSION) -> dict:
+    """Counts over the table of set ``version``: cases, traces longer than ``MAX_STEPS``, prompt size of one run."""
+    rows = evalset_table(version) if table is None else table
     return {
-        "eval_set_version": EVAL_SET_VERSION,
+        "eval_set_version": version,
         "seed": SEED,
         "cases": len(rows),
         "max_steps": MAX_STEPS,
@@ -266,10 +292,10 @@ def evalset_summary(table: list[dict] | None = None) -> dict:
 _PINNED_FIELDS = ("case_id", "kind", "order", "lon", "lat", "radius", "why_it_matters", "steps", "results")
 
 
-def evalset_fingerprint(table: list[dict] | None = None) -> str:
-    """sha256 over the pinned fields of every row; a committed test pins it."""
-    rows = evalset_table() if table is None else table
+def evalset_fingerprint(table: list[dict] | None = None, version: str = EVAL_SET_VERSION) -> str:
+    """sha256 over the set's name, seed and the pinned fields of every row; a committed test pins it per set."""
+    rows = evalset_table(version) if table is None else table
     body = [[r[f] for f in _PINNED_FIELDS] for r in rows]
-    text = json.dumps([EVAL_SET_VERSION, SEED, body], separators=(",", ":"), ensure_ascii=False)
+    text = json.dumps([version, SEED, body], separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

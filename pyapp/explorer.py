@@ -23,6 +23,9 @@ SIDE_LABEL = ({LOW: "west", HIGH: "east"}, {LOW: "south", HIGH: "north"})
 DECISIONS = (Action.FAR_PRUNE, Action.BEST, Action.REPORT)
 # The map shows the data's bounding box and this fraction of its size around it; queries must fall on the map.
 MARGIN = 0.02
+MAP_WIDTH = 1000
+# Splits this deep and deeper share one line style on the map.
+DEEPEST_SPLIT_CLASS = 6
 
 
 def degrees(x: float) -> str:
@@ -44,15 +47,37 @@ def map_area(order: str) -> dict:
 
 
 def tree_view(order: str) -> dict:
-    """Points, splitting segments and statistics of the tree built in ``order``, and the map's area."""
+    """The map of the tree built in ``order``: each business's point, the split lines, and statistics.
+
+    In map units: ``MAP_WIDTH`` across the area, one degree the same length on both axes (DR-007),
+    rounded to a tenth of a unit. The split lines come as one SVG path per depth class, so the
+    page draws a handful of elements rather than one per node. The page draws these as they are,
+    and the build embeds them so the map shows before Python starts (DR-002).
+    """
     tree = build_tree(order)
     names = businesses_by_id()
-    data = tree.to_json()
-    for node in data["nodes"]:
+    area = map_area(order)
+    scale = MAP_WIDTH / (area["max_lon"] - area["min_lon"])
+
+    def x(lon: float) -> float:
+        return round((lon - area["min_lon"]) * scale, 1)
+
+    def y(lat: float) -> float:
+        return round((area["max_lat"] - lat) * scale, 1)
+
+    nodes = []
+    lines: dict[int, list[str]] = {}
+    for node in tree.to_json()["nodes"]:
+        r, split = node["region"], node["split"]
+        lines.setdefault(min(node["depth"], DEEPEST_SPLIT_CLASS), []).append(
+            f"M{x(split)},{y(r['min_lat'])}V{y(r['max_lat'])}" if node["axis"] == 0
+            else f"M{x(r['min_lon'])},{y(split)}H{x(r['max_lon'])}")
         business = names[node["id"]]
-        node["name"] = business.name
-        node["category"] = business.category
-    return {**data, "area": map_area(order)}
+        nodes.append({"id": node["id"], "x": x(node["lon"]), "y": y(node["lat"]),
+                      "title": f"{business.name} ({business.category})"})
+    splits = [{"depth": depth, "path": "".join(lines[depth])} for depth in sorted(lines)]
+    return {"order": order, "stats": tree.stats().to_json(), "area": area, "width": MAP_WIDTH,
+            "height": y(area["min_lat"]), "nodes": nodes, "splits": splits}
 
 
 def caption(step: Step, kind: str, names: dict, axis: int) -> str:

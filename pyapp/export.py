@@ -8,9 +8,9 @@ A JSON export is one object::
 The entries are the audit log's own (``pyapp.audit``): every call carries its
 prompt version, prompt hash and request settings, and no entry has a field that
 could hold the API key. Exporting one run takes its calls, its cancel entries
-and the decisions on its calls; exporting all runs takes those of every run.
-The explorer's own calls (no run) are exported on their own, with the
-decisions on them, from the explorer page.
+and the decisions and rubric ratings on its calls; exporting all runs takes
+those of every run. The explorer's own calls (no run) are exported on their
+own, with the decisions and ratings on them, from the explorer page.
 
 :func:`parse_import` checks a file completely before anything is used, and
 :func:`merge` returns only what is new, so a bad file changes nothing. The
@@ -25,7 +25,7 @@ import json
 from collections.abc import Iterable
 
 from pyapp import audit, strict_json
-from pyapp.evalset import EVAL_SET_VERSION
+from pyapp.evalset import EVAL_SET_VERSION, SET_VERSIONS
 from pyapp.jsontypes import is_int
 from pyapp.report import fmt_fixed
 from pyapp.runs import rebuild
@@ -42,6 +42,8 @@ MAX_IMPORT_ENTRIES = 200_000
 # An export nests four deep (file, entries, entry, settings); anything much deeper is hostile.
 MAX_IMPORT_DEPTH = 8
 MAX_PROBLEMS_SHOWN = 3
+# A log's first line is read alone to tell a log from an export; an entry is at most a few MB.
+MAX_LOG_LINE_PROBE = 8_000_000
 
 CSV_COLUMNS = (
     "run_id", "case_id", "entry_id", "time", "eval_set_version", "prompt_version", "prompt_hash",
@@ -51,6 +53,8 @@ CSV_COLUMNS = (
 )
 UTF8_ONLY = ("The file is not UTF-8 text; an export is always UTF-8 (with or without a byte order mark). "
              "Nothing was imported.")
+# Entries that say something about an earlier call and belong wherever that call goes.
+_ON_A_CALL = (EntryType.DECISION, EntryType.RATING)
 # A spreadsheet runs a cell starting with one of these as a formula.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -63,28 +67,35 @@ class ImportFileError(ValueError):
 
 
 def select_entries(entries: Iterable[dict], run_id: str | None = None, *, explorer: bool = False) -> list[dict]:
-    """The valid entries of one run (or every run) in log order: calls, cancels, decisions on its calls.
+    """The valid entries of one run (or every run) in log order: calls, cancels, decisions and ratings on its calls.
 
-    With ``explorer`` the explorer's own calls (no run) and the decisions on them
+    Every run's export holds the plans too (they compare configurations, not one run).
+    With ``explorer`` the explorer's own calls (no run) and the decisions and ratings on them
     instead. ``ValueError`` when ``run_id`` names no run in the log.
     """
     valid = [e for e in entries if not audit.validate_entry(e)]
     if explorer:
         in_scope = [e for e in valid if e["type"] == EntryType.CALL and e["run_id"] is None]
     else:
-        in_scope = [e for e in valid if e["type"] != EntryType.DECISION and e["run_id"] is not None
+        in_scope = [e for e in valid if e["type"] in (EntryType.CALL, EntryType.CANCEL) and e["run_id"] is not None
                     and (run_id is None or e["run_id"] == run_id)]
+        if run_id is None:
+            in_scope += [e for e in valid if e["type"] == EntryType.PLAN]
         if run_id is not None and not in_scope:
             raise ValueError(f"no run {run_id!r} in the audit log")
     calls = {e["id"] for e in in_scope if e["type"] == EntryType.CALL}
     chosen = {e["id"] for e in in_scope}
-    return [e for e in valid if e["id"] in chosen or (e["type"] == EntryType.DECISION and e["call_id"] in calls)]
+    return [e for e in valid if e["id"] in chosen or (e["type"] in _ON_A_CALL and e["call_id"] in calls)]
 
 
 def export_json(entries: Iterable[dict], run_id: str | None = None, *, explorer: bool = False) -> str:
     """A JSON export of one run, every run, or the explorer's calls (module doc), one entry per line."""
     chosen = select_entries(entries, run_id, explorer=explorer)
-    head = {"format": EXPORT_NAME, "format_version": EXPORT_FORMAT, "eval_set_version": EVAL_SET_VERSION,
+    # One run's export names that run's set (pyapp.runs, rule 1); a file of many runs, the default set.
+    known = (e["eval_set_version"] for e in chosen
+             if e["type"] == EntryType.CALL and e["eval_set_version"] in SET_VERSIONS)
+    version = EVAL_SET_VERSION if run_id is None else next(known, EVAL_SET_VERSION)
+    head = {"format": EXPORT_NAME, "format_version": EXPORT_FORMAT, "eval_set_version": version,
             "run_id": run_id}
     opening = json.dumps(head, ensure_ascii=False)[:-1] + ', "entries": ['
     lines = ",\n".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) for e in chosen)
@@ -149,6 +160,53 @@ def export_csv(entries: Iterable[dict], run_id: str | None = None) -> str:
             _cell(e["message"], True), _cell(e["answer"], True),
         ])
     return out.getvalue()
+
+
+# --------------------------------------------------------------------------- the JSON-lines log
+
+
+def log_line(entry: dict) -> str:
+    """One entry as a line of a JSON-lines log: compact JSON, then a line break."""
+    return json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def is_log(text: str) -> bool:
+    """True when the first line is one audit entry on its own (an export's first line never is)."""
+    first = text.lstrip().split("\n", 1)[0]
+    if len(first) > MAX_LOG_LINE_PROBE:
+        return False
+    try:
+        doc = strict_json.loads(first, MAX_IMPORT_DEPTH)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(doc, dict) and doc.get("format") != EXPORT_NAME and "type" in doc
+
+
+def _log_entries(text: str) -> list:
+    lines = [(number, line) for number, line in enumerate(text.split("\n"), 1) if line.strip()]
+    if len(lines) > MAX_IMPORT_ENTRIES:
+        raise ImportFileError(
+            f"The log has {len(lines):,} entries; an import takes at most {MAX_IMPORT_ENTRIES:,}."
+        )
+    entries = []
+    for position, (number, line) in enumerate(lines):
+        try:
+            entries.append(strict_json.loads(line, MAX_IMPORT_DEPTH))
+        except json.JSONDecodeError as exc:
+            if position == len(lines) - 1 and exc.pos >= len(line.rstrip()):
+                raise ImportFileError(
+                    f"Line {number}, the last, is cut off (the log was written until it stopped, mid-entry), "
+                    "so nothing was imported. Remove that line to import the rest."
+                ) from None
+            raise ImportFileError(
+                f"Line {number} of the log is not valid JSON ({exc.msg} at column {exc.colno}); "
+                "nothing was imported."
+            ) from None
+        except (ValueError, RecursionError) as exc:
+            reason = audit.shown(str(exc), 200)
+            raise ImportFileError(f"Line {number} of the log is not valid JSON ({reason}); nothing was imported.") \
+                from None
+    return entries
 
 
 # --------------------------------------------------------------------------- import
@@ -219,14 +277,15 @@ def _label(index: int, entry: object) -> str:
 
 
 def parse_import(text: str | bytes) -> list[dict]:
-    """The entries of a JSON export after full validation; ``ImportFileError`` if anything is wrong.
+    """The entries of a JSON export or a JSON-lines log after full validation; ``ImportFileError`` if not.
 
     Checks, in order: text (UTF-8 only, an optional byte order mark; the page and the
     command line both pass the file's bytes), size, nesting depth (before parsing, so a hostile
     file cannot exhaust the parser's stack), strict JSON (no NaN, no repeated keys),
     the export's own fields and version, the entry count, every entry against
     :func:`pyapp.audit.validate_entry`, unique entry ids, and, for a one-run export,
-    that every entry belongs to that run.
+    that every entry belongs to that run. A log (module doc) is an export of every run
+    without the export's own fields.
     """
     if isinstance(text, (bytes, bytearray)):
         if len(text) > MAX_IMPORT_CHARS:
@@ -249,8 +308,12 @@ def parse_import(text: str | bytes) -> list[dict]:
             f"The file nests lists or objects more than {MAX_IMPORT_DEPTH} deep, which an export never does; "
             "nothing was imported."
         )
-    doc = _load(text.removeprefix("\ufeff"))
-    entries = _check_head(doc)
+    text = text.removeprefix("\ufeff")
+    if is_log(text):
+        entries, run_id = _log_entries(text), None
+    else:
+        doc = _load(text)
+        entries, run_id = _check_head(doc), doc["run_id"]
     bad, shown = 0, []
     for index, entry in enumerate(entries):
         problems = audit.validate_entry(entry)
@@ -270,20 +333,20 @@ def parse_import(text: str | bytes) -> list[dict]:
                 f"{_label(index, entry)} repeats an id used earlier in the file; nothing was imported."
             )
         seen.add(entry["id"])
-    _check_one_run(doc["run_id"], entries)
+    _check_one_run(run_id, entries)
     return entries
 
 
 def _check_one_run(run_id: str | None, entries: list[dict]) -> None:
     calls = {e["id"] for e in entries if e["type"] == EntryType.CALL}
     for index, entry in enumerate(entries):
-        if entry["type"] == EntryType.DECISION:
+        if entry["type"] in _ON_A_CALL:
             if entry["call_id"] not in calls:
                 raise ImportFileError(
-                    f"{_label(index, entry)} is a decision on a call that is not in the file; "
+                    f"{_label(index, entry)} is a {entry['type']} on a call that is not in the file; "
                     "nothing was imported."
                 )
-        elif run_id is not None and entry["run_id"] != run_id:
+        elif entry["type"] != EntryType.PLAN and run_id is not None and entry["run_id"] != run_id:
             where = "outside any run" if entry["run_id"] is None else f"of run {entry['run_id']}"
             raise ImportFileError(
                 f"{_label(index, entry)} is {where}, but the export holds run {run_id} only; nothing was imported."

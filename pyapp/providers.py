@@ -235,7 +235,7 @@ def is_loopback_url(url: str) -> bool:
         return False
 
 
-def _schema_for_sending(schema: dict) -> dict:
+def schema_for_sending(schema: dict) -> dict:
     # "$schema"/"$id" describe the file, not the answer; providers reject or ignore them.
     return {k: v for k, v in schema.items() if k not in ("$schema", "$id")}
 
@@ -277,7 +277,7 @@ def build_request(
             "or [::1]). This site's security policy lets the page reach only Anthropic, OpenAI and servers on "
             "this computer, so a server elsewhere would be blocked by the browser anyway."
         )
-    schema = _schema_for_sending(schema)
+    schema = schema_for_sending(schema)
     if settings.provider == ANTHROPIC:
         return _anthropic_request(settings, prompt, key or "", schema, schema_name)
     return _openai_request(settings, prompt, key, schema, schema_name)
@@ -341,13 +341,19 @@ def _openai_request(
 
 @dataclass(frozen=True)
 class Reply:
-    """What the model answered: full ``text``, the ``stop`` class and token counts."""
+    """What the model answered: full ``text``, the ``stop`` class and token counts.
+
+    ``model`` is the model the provider says answered, and ``system_fingerprint`` OpenAI's
+    name for the backend configuration; either is ``None`` when the reply does not say (DR-008).
+    """
 
     text: str
     stop: Stop
     input_tokens: int | None
     output_tokens: int | None
     raw_stop_reason: str | None
+    model: str | None = None
+    system_fingerprint: str | None = None
 
 
 @dataclass(frozen=True)
@@ -444,6 +450,7 @@ def _anthropic_reply(data: dict) -> Reply:
         input_tokens=_tokens(usage, "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),
         output_tokens=_tokens(usage, "output_tokens"),
         raw_stop_reason=raw,
+        model=_text_or_none(data.get("model")),
     )
 
 
@@ -475,7 +482,13 @@ def _openai_reply(data: dict) -> Reply:
         input_tokens=_tokens(usage, "prompt_tokens"),
         output_tokens=_tokens(usage, "completion_tokens"),
         raw_stop_reason=raw,
+        model=_text_or_none(data.get("model")),
+        system_fingerprint=_text_or_none(data.get("system_fingerprint")),
     )
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _provider_label(provider: str) -> str:
@@ -520,8 +533,9 @@ def classify_status(
 
 
 _ADVICE = {
-    ErrorClass.AUTH: "The provider rejected the API key. Check the key; the run stops here.",
-    ErrorClass.QUOTA: "The account behind this key has no quota or credit left; the run stops here.",
+    # No "the run stops here": the explorer makes one call, and a run's own message says it stopped.
+    ErrorClass.AUTH: "The provider rejected the API key. Check the key.",
+    ErrorClass.QUOTA: "The account behind this key has no quota or credit left.",
     ErrorClass.RATE_LIMIT: "The provider is rate-limiting this key.",
     ErrorClass.OVERLOADED: "The provider is overloaded.",
     ErrorClass.SERVER: "The provider had a server error.",

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pyapp.configurations import ConfigurationRuns, Grouped, group_runs
+from pyapp.configurations import ConfigurationRuns, Grouped, drift, group_runs
+from pyapp.plans import plan_status
 from pyapp.repeats import compare_tables, repeat_figures, verdict_table
 from pyapp.report import compare_report, fmt_p, fmt_percent, fmt_points
 from pyapp.runs import Run
@@ -57,8 +58,11 @@ def _group_report(group: ConfigurationRuns) -> dict:
         "configuration": config.to_json(),
         "label": config.label,
         "run_ids": [r.run_id for r in group.runs],
+        # The latest run's own settings, base URL whole: what "Repeat this configuration" sends again.
+        "settings": group.runs[-1].settings,
         "k": len(group.runs),
         "figures": figures,
+        "drift": drift(group.runs),
         "display": _repeat_display(figures),
     }
 
@@ -105,40 +109,62 @@ def _disagreement_note(figures: dict) -> str | None:
             "still includes zero: read the gap as a hint, not as settled.")
 
 
-def configuration_compare_report(grouped: Grouped, x_name: str, y_name: str) -> dict:
-    """Configuration Y against configuration X (each named by its id or one of its runs' ids)."""
-    gx, gy = grouped.find(x_name), grouped.find(y_name)
-    if gx.configuration == gy.configuration:
-        raise ValueError("both names are the same configuration: choose two different ones")
-    x, y = _group_report(gx), _group_report(gy)
-    figures = compare_tables(verdict_table(gx.runs), verdict_table(gy.runs))
-    report = {"x": x, "y": y, "comparison": figures, "inside_floor": {"x": None, "y": None}, "floor_text": [],
-              "note": None}
-    single = None
-    if figures["method"] == "newcombe":
-        single = compare_report(gx.runs[0], gy.runs[0])
-        report["runs"] = single
-    n = figures["paired"]
+def comparison_display(figures: dict, x: str = "X", y: str = "Y") -> dict:
+    """The per-case counts, the difference and the test of :func:`pyapp.repeats.compare_tables`, as text."""
     shown = {"per_case": f"{len(figures['better'])} better, {len(figures['worse'])} worse, "
-                         f"{len(figures['same'])} the same (Y against X)"}
+                         f"{len(figures['same'])} the same ({y} against {x})"}
     if figures["difference"] is None:
         shown["difference"] = "no case has a counted answer in every run of both"
         shown["test"] = ""
-    else:
-        low, high = figures["interval"]
-        how = ("Newcombe method 10" if single is not None else
-               f"paired bootstrap over cases, {BOOTSTRAP_RESAMPLES:,} resamples, seed {BOOTSTRAP_SEED}")
-        shown["difference"] = (f"{fmt_points(figures['difference'])} points, Y minus X "
-                               f"(95% CI {fmt_points(low)} to {fmt_points(high)}, {how}) on {n} cases")
-        test = "exact McNemar" if single is not None else "exact sign test"
-        shown["test"] = (f"{test} p = {fmt_p(figures['sign_p'])} "
-                         f"({len(figures['better'])} better against {len(figures['worse'])} worse)")
+        return shown
+    single = figures["method"] == "newcombe"
+    low, high = figures["interval"]
+    how = ("Newcombe method 10" if single else
+           f"paired bootstrap over cases, {BOOTSTRAP_RESAMPLES:,} resamples, seed {BOOTSTRAP_SEED}")
+    shown["difference"] = (f"{fmt_points(figures['difference'])} points, {y} minus {x} "
+                           f"(95% CI {fmt_points(low)} to {fmt_points(high)}, {how}) on {figures['paired']} cases")
+    test = "exact McNemar" if single else "exact sign test"
+    shown["test"] = (f"{test} p = {fmt_p(figures['sign_p'])} "
+                     f"({len(figures['better'])} better against {len(figures['worse'])} worse)")
+    return shown
+
+
+def _drift_sentences(x: dict, y: dict) -> list[str]:
+    """A warning per side whose runs were answered by different models or fingerprints (DR-008)."""
+    return [f"Drift: {name}'s runs were {side['drift']['text']}, so its spread and this difference may mix "
+            "model changes with noise." for name, side in (("X", x), ("Y", y)) if side["drift"]["flagged"]]
+
+
+def configuration_compare_report(grouped: Grouped, x_name: str, y_name: str, plans: Sequence[dict] = ()) -> dict:
+    """Configuration Y against configuration X (each named by its id or one of its runs' ids).
+
+    ``plans`` are the log's plan entries; those registered for exactly this X and Y are
+    reported with when they were registered and their rule's verdict (:mod:`pyapp.plans`).
+    """
+    gx, gy = grouped.find(x_name), grouped.find(y_name)
+    if gx.configuration == gy.configuration:
+        raise ValueError("both names are the same configuration: choose two different ones")
+    sets = (gx.configuration.eval_set_version, gy.configuration.eval_set_version)
+    if sets[0] != sets[1]:
+        raise ValueError(f"X is on {sets[0]} and Y on {sets[1]}; configurations of different sets are never "
+                         "compared (DR-009)")
+    x, y = _group_report(gx), _group_report(gy)
+    figures = compare_tables(verdict_table(gx.runs), verdict_table(gy.runs))
+    report = {"x": x, "y": y, "comparison": figures, "inside_floor": {"x": None, "y": None}, "floor_text": [],
+              "note": None, "drift_text": _drift_sentences(x, y)}
+    if figures["method"] == "newcombe":
+        report["runs"] = compare_report(gx.runs[0], gy.runs[0])
+    shown = comparison_display(figures)
+    if figures["difference"] is not None:
         report["note"] = _disagreement_note(figures)
         for key, name, side in (("x", "X", x), ("y", "Y", y)):
             inside, text = _floor_sentence(name, side, figures["difference"])
             report["inside_floor"][key] = inside
             report["floor_text"].append(text)
     report["display"] = shown
+    ids = (gx.configuration.id, gy.configuration.id)
+    report["plans"] = [plan_status(plan, gx.runs, gy.runs, figures) for plan in plans
+                       if (plan["x"], plan["y"]) == ids]
     return report
 
 
@@ -150,6 +176,15 @@ def _format_group(g: dict, title: str = "configuration") -> list[str]:
     lines = [f"{title} {g['id']}: {g['label']}", f"  runs ({g['k']}):"]
     lines.extend(f"    {line}" for line in shown["runs"])
     lines.append(f"  mean grounded share: {shown['mean']}")
+    reported = g["drift"]
+    if reported["flagged"]:
+        lines.append(f"  DRIFT: {reported['text']}")
+    else:
+        said = [f"{what} {values[0]}" for what, values in (("model reported:", reported["models_reported"]),
+                                                           ("system fingerprint:", reported["fingerprints"]))
+                if values]
+        if said:
+            lines.append(f"  {'; '.join(said)}")
     if g["k"] >= 2:
         figures = g["figures"]
         if figures["not_in_every_run"]:
@@ -185,8 +220,11 @@ def format_configuration_compare_report(report: dict) -> str:
     if figures["not_paired"]:
         lines.append(f"not compared (not counted in every run of both): {', '.join(figures['not_paired'])}")
     lines.extend(report["floor_text"])
+    lines.extend(report["drift_text"])
     if report["note"]:
         lines.append(report["note"])
     if "runs" in report:
         lines.append(report["runs"]["summary"])
+    for plan in report["plans"]:
+        lines.append(f"plan {plan['id']}: {plan['metric_text']} {plan['timing']} {plan['verdict']['text']}")
     return "\n".join(lines)

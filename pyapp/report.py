@@ -12,11 +12,12 @@ stale inputs are listed apart and are in no denominator.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 
-from pyapp.evalset import CASE_KINDS, EVAL_SET_VERSION, case
+from pyapp.evalset import CASE_KINDS, SET_VERSIONS, case, case_ids
 from pyapp.runs import Run, cases_to_ask, gc_paused
 from pyapp.stats import (
     BOOTSTRAP_RESAMPLES,
@@ -33,6 +34,8 @@ from pyapp.vocabulary import CaseStatus, Outcome
 CONFIDENCE = 0.95
 ALPHA = 1.0 - CONFIDENCE
 CASES_IN_SET = 20
+# The grounded rates at which the guidance gives each set's Wilson half-width.
+GUIDANCE_RATES = (0.5, 0.8, 0.9)
 
 # --------------------------------------------------------------------------- shared formatting
 # One rounding rule for every figure shown (DR-006): start from the shortest decimal that reads back as
@@ -117,7 +120,7 @@ def rate_ticks() -> list[dict]:
 
 
 def _case_row(result) -> dict:
-    c = case(result.case_id)
+    c = case(result.case_id, result.eval_set_version)
     grade = result.grade
     return {
         "case_id": result.case_id,
@@ -161,7 +164,7 @@ def run_report(run: Run) -> dict:
     latency = _latency(run.answer_latencies)
     per_kind = []
     for kind in CASE_KINDS:
-        rows = [c for c in run.cases if case(c.case_id).kind == kind.name]
+        rows = [c for c in run.cases if case(c.case_id, run.eval_set_version).kind == kind.name]
         kind_outcomes = [c.outcome for c in rows if c.status == CaseStatus.GRADED]
         per_kind.append({
             "kind": kind.name,
@@ -176,7 +179,7 @@ def run_report(run: Run) -> dict:
         "run_id": run.run_id,
         "started": run.started,
         "last": run.last,
-        "eval_set_version": EVAL_SET_VERSION,
+        "eval_set_version": run.eval_set_version,
         "settings": run.settings,
         "mixed_settings": run.mixed_settings,
         "settings_seen": list(run.settings_seen),
@@ -227,6 +230,7 @@ def runs_overview(runs: Sequence[Run]) -> list[dict]:
         median = statistics.median(run.answer_latencies) if run.answer_latencies else None
         rows.append({
             "run_id": run.run_id,
+            "eval_set_version": run.eval_set_version,
             "started": run.started,
             "last": run.last,
             "settings": run.settings,
@@ -288,6 +292,40 @@ def small_sample_guidance(pairs: int = CASES_IN_SET) -> dict:
     return guidance
 
 
+def wilson_half_width(rate: float, n: int) -> float:
+    """Half the width of the 95% Wilson interval of ``n`` answers, ``rate`` of them grounded (rounded to a count)."""
+    low, high = wilson(math.floor(rate * n + 0.5), n, CONFIDENCE)
+    return (high - low) / 2.0
+
+
+def set_guidance(versions: Sequence[str] = SET_VERSIONS) -> list[dict]:
+    """What each fixed set can show at best, before any run is paid for (DR-009).
+
+    Per set: its size, the Wilson half-width at each of :data:`GUIDANCE_RATES`, and
+    the smallest paired difference two runs on it can show (:func:`small_sample_guidance`).
+    """
+    rows = []
+    for version in versions:
+        n = len(case_ids(version))
+        widths = [{"rate": rate, "half_width": wilson_half_width(rate, n),
+                   "text": f"±{fmt_points(wilson_half_width(rate, n)).lstrip('+')} points at {rate * 100:g}%"}
+                  for rate in GUIDANCE_RATES]
+        paired = small_sample_guidance(n)
+        k = paired["smallest_one_way"]
+        detectable = ("no difference can reach p < 0.05" if k is None else
+                      f"{paired['display']['smallest_one_way_points']} points ({k} cases one way, none the other)")
+        rows.append({
+            "eval_set_version": version,
+            "cases": n,
+            "half_widths": widths,
+            "smallest_one_way": k,
+            "smallest_one_way_points": paired["smallest_one_way_points"],
+            "text": (f"{version}, {n} cases: the Wilson 95% interval is {', '.join(w['text'] for w in widths)}; "
+                     f"the smallest difference two runs can show is {detectable}."),
+        })
+    return rows
+
+
 def _compare_sentence(a: int, b: int, c: int, d: int, low: float, high: float, p: float) -> str:
     n = a + b + c + d
     if n == 0:
@@ -320,8 +358,12 @@ def compare_report(run_a: Run, run_b: Run) -> dict:
     """The paired comparison of two runs on the cases both have a counted answer for.
 
     Differences are the first run's grounded share minus the second's; a case's
-    ``verdict`` says how the first run did against the second.
+    ``verdict`` says how the first run did against the second. Runs of different
+    sets are never compared (``ValueError``).
     """
+    if run_a.eval_set_version != run_b.eval_set_version:
+        raise ValueError(f"run {run_a.run_id} is of {run_a.eval_set_version} and run {run_b.run_id} of "
+                         f"{run_b.eval_set_version}; runs of different sets are never compared")
     second = {c.case_id: c for c in run_b.cases}
     rows, unpaired = [], []
     a = b = c = d = 0
@@ -335,7 +377,7 @@ def compare_report(run_a: Run, run_b: Run) -> dict:
         b += one and not two
         c += two and not one
         d += not one and not two
-        rows.append({"case_id": first.case_id, "kind": case(first.case_id).kind,
+        rows.append({"case_id": first.case_id, "kind": case(first.case_id, run_a.eval_set_version).kind,
                      "first": first.outcome, "second": other.outcome,
                      "first_text": first.outcome.replace("_", " "), "second_text": other.outcome.replace("_", " "),
                      "verdict": _verdict(first.outcome, other.outcome)})
@@ -347,7 +389,7 @@ def compare_report(run_a: Run, run_b: Run) -> dict:
     report = {
         "first": run_a.run_id,
         "second": run_b.run_id,
-        "eval_set_version": EVAL_SET_VERSION,
+        "eval_set_version": run_a.eval_set_version,
         "settings": {"first": run_a.settings, "second": run_b.settings},
         "paired": n,
         "not_paired": unpaired,
@@ -363,7 +405,7 @@ def compare_report(run_a: Run, run_b: Run) -> dict:
         "worse": c,
         "same": a + d,
         "cases": rows,
-        "guidance": small_sample_guidance(CASES_IN_SET),
+        "guidance": small_sample_guidance(len(run_a.cases)),
         "note": paired_disagreement_note(a, b, c, d, CONFIDENCE) if n else None,
         "summary": _compare_sentence(a, b, c, d, low, high, p),
     }

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 
 from .audit import cancel_entry, new_entry_id
 from .client import Progress
-from .evalset import EVAL_SET_VERSION, case, case_prompt, case_search, cases
+from .evalset import EVAL_SET_VERSION, case, case_prompt, case_search, check_set_version
 from .providers import Settings
 from .runs import cases_to_ask, rebuild
 from .vocabulary import Outcome
@@ -46,9 +46,12 @@ async def run_eval(
     emit: Callable[[dict], object],
     cancelled: Callable[[], bool],
     progress: Callable[[str, Progress | None], object] = lambda label, _: None,
+    set_version: str = EVAL_SET_VERSION,
     **client: object,
 ) -> dict:
-    """Ask every case of ``run_id`` (all twenty when ``fresh``) that has no graded answer yet.
+    """Ask every case of ``run_id`` (every case of ``set_version`` when ``fresh``) that has no graded answer yet.
+
+    A continued run keeps its own set, whatever ``set_version`` says.
 
     ``client`` carries ``transport``, ``sleep`` and ``clock`` for :func:`pyapp.walkthrough.explain`;
     ``progress`` gets each call's :class:`~pyapp.client.Progress` with a label naming the case,
@@ -58,9 +61,11 @@ async def run_eval(
     why it stopped (``None`` if it did not) and ``message``, the sentence the page shows.
     """
     if fresh:
-        todo = [c.case_id for c in cases()]
+        todo = cases_to_ask(None, check_set_version(set_version))
     else:
-        todo = cases_to_ask(rebuild(await read_entries(), validated=True).run(run_id))
+        run = rebuild(await read_entries(), validated=True).run(run_id)
+        set_version = run.eval_set_version
+        todo = cases_to_ask(run)
     emit({"type": "run-start", "run_id": run_id, "todo": todo})
     stopped = None
     asked = unanswered = failures_in_a_row = 0
@@ -72,12 +77,12 @@ async def run_eval(
         label = f"Asking {case_id} ({index + 1} of {len(todo)})"
         emit({"type": "case-start", "run_id": run_id, "case_id": case_id, "index": index, "total": len(todo),
               "text": f"{label}."})
-        the_case = case(case_id)
+        the_case = case(case_id, set_version)
         search = {"order": the_case.order, "kind": the_case.search_kind, "lon": the_case.lon, "lat": the_case.lat,
                   "radius": the_case.radius}
         explained = await explain(
             search, settings, api_key, append=append, cancelled=cancelled, run_id=run_id, case_id=case_id,
-            eval_set_version=EVAL_SET_VERSION, prompt=case_prompt(the_case), result=case_search(the_case),
+            eval_set_version=set_version, prompt=case_prompt(the_case), result=case_search(the_case),
             progress=lambda state, label=label: progress(label, state), **client,
         )
         progress(label, None)

@@ -2,15 +2,17 @@
 
 There is no store of runs or grades: a run is the call and cancel entries that
 share a ``run_id``, and every answer is graded again against facts recomputed
-from the data. Explorer calls (``run_id`` None) and decisions are not runs.
+from the data. Explorer calls (``run_id`` None), decisions and ratings are not runs.
 
 The rules, in the order they apply to one run:
 
-1. Entries are taken in time order (ties: their order in the log).
+1. Entries are taken in time order (ties: their order in the log). A run is of
+   the set (``pyapp.evalset.SET_VERSIONS``) its first call of a known set names;
+   a run without one is of :data:`EVAL_SET_VERSION`. Its cases are that set's.
 2. A call with an answer (logged outcome grounded, not grounded or model failure)
-   is **stale input** when its eval-set version is not :data:`EVAL_SET_VERSION`,
-   its case is not in today's set, or its ``prompt_hash`` is not the hash of the
-   prompt the site builds for that case today. Stale calls are never graded,
+   is **stale input** when its eval-set version is not the run's set, its case
+   is not in that set, or its ``prompt_hash`` is not the hash of the prompt the
+   site builds for that case today. Stale calls are never graded,
    never counted and their case is asked again on continue.
 3. **One answer per case**: the case's answer is the *first* non-stale call with
    an answer, whatever its grade. Later answers for the same case are repeats:
@@ -43,8 +45,9 @@ from dataclasses import dataclass, field
 
 from pyapp import audit
 from pyapp.checks import Facts
-from pyapp.evalset import EVAL_SET_VERSION, case, case_facts, case_ids, case_prompt, cases
+from pyapp.evalset import EVAL_SET_VERSION, SET_VERSIONS, case, case_facts, case_ids, case_prompt, cases
 from pyapp.grading import Grade, grade_answer
+from pyapp.prompt import Prompt
 from pyapp.vocabulary import CaseStatus, EntryType, ModelFailure, Outcome
 
 # The statuses of a case that a continued run asks again.
@@ -96,13 +99,14 @@ class CaseResult:
     answer: str | None = field(default=None, repr=False)
     stop: str | None = None
     grader: Grader | None = field(default=None, repr=False, compare=False)
+    eval_set_version: str = EVAL_SET_VERSION
 
     @property
     def grade(self) -> Grade | None:
         """Today's grade of the counted answer (None unless graded), by the grader of the rebuild."""
         if self.status != CaseStatus.GRADED or self.answer is None or self.stop is None or self.grader is None:
             return None
-        return self.grader.grade(self.case_id, self.answer, self.stop)
+        return self.grader.grade(self.case_id, self.answer, self.stop, self.eval_set_version)
 
     @property
     def outcome(self) -> str | None:
@@ -112,9 +116,10 @@ class CaseResult:
 
 @dataclass(frozen=True)
 class Run:
-    """A run as the log shows it today. ``cases`` follows the set's order (C01 ... C20)."""
+    """A run as the log shows it today. ``cases`` follows its set's order (C01 ... C20 or C80)."""
 
     run_id: str
+    eval_set_version: str
     started: str
     last: str
     settings: dict | None
@@ -128,6 +133,9 @@ class Run:
     stale: tuple[CallNote, ...]
     cancelled: tuple[CallNote, ...]
     repeats: tuple[CallNote, ...]
+    # What the provider said answered its calls, sorted (DR-008); empty when no reply said.
+    models_reported: tuple[str, ...] = ()
+    fingerprints: tuple[str, ...] = ()
 
     def case_result(self, case_id: str) -> CaseResult:
         for c in self.cases:
@@ -199,7 +207,7 @@ def gc_paused() -> Iterator[None]:
 
 
 class Grader:
-    """Grades answers for the cases of today's set, each distinct answer once.
+    """Grades answers for the cases of today's sets, each distinct answer once.
 
     One grader may serve many rebuilds (the page keeps one for the worker's life:
     the set, its prompts and the data never change while it runs). ``grade`` is
@@ -209,28 +217,38 @@ class Grader:
     def __init__(self, grade: Callable[[str, str, Facts], Grade] = grade_answer) -> None:
         self._grade_answer = grade
         self._grades: dict[tuple[str, str, str], Grade] = {}
-        self._current = {c.case_id: case_prompt(c) for c in cases()}
+        self._prompts: dict[str, dict[str, Prompt]] = {}
 
-    def stale_reason(self, entry: dict) -> str | None:
+    def _current(self, version: str) -> dict[str, Prompt]:
+        """Today's prompt of every case of set ``version``, built when that set is first met."""
+        found = self._prompts.get(version)
+        if found is None:
+            found = self._prompts[version] = {c.case_id: case_prompt(c) for c in cases(version)}
+        return found
+
+    def stale_reason(self, entry: dict, run_set: str = EVAL_SET_VERSION) -> str | None:
+        """Why an answered call of a run of set ``run_set`` is stale input (module doc, rule 2), or None."""
         version = entry["eval_set_version"]
-        if version != EVAL_SET_VERSION:
-            return f"asked under eval set {version}; today's set is {EVAL_SET_VERSION}"
-        prompt = self._current.get(entry["case_id"])
+        if version not in SET_VERSIONS:
+            return f"asked under eval set {version}; today's sets are {', '.join(SET_VERSIONS)}"
+        if version != run_set:
+            return f"asked under eval set {version}, but this run is of {run_set}"
+        prompt = self._current(version).get(entry["case_id"])
         if prompt is None:
-            return f"{entry['case_id']} is not a case of {EVAL_SET_VERSION}"
+            return f"{entry['case_id']} is not a case of {version}"
         if entry["prompt_hash"] == prompt.hash:
             return None
         if entry["prompt_version"] != prompt.version:
             return f"asked with prompt {entry['prompt_version']}; today's prompt is {prompt.version}"
         return "the prompt text differs from today's for this case (the data or the search changed)"
 
-    def grade(self, case_id: str, answer: str, stop: str) -> Grade:
-        prompt = self._current[case_id]
+    def grade(self, case_id: str, answer: str, stop: str, version: str = EVAL_SET_VERSION) -> Grade:
+        prompt = self._current(version)[case_id]
         key = (prompt.hash, answer, stop)
         found = self._grades.get(key)
         if found is None:
             try:
-                found = self._grade_answer(answer, stop, case_facts(case(case_id)))
+                found = self._grade_answer(answer, stop, case_facts(case(case_id, version)))
             except Exception as exc:  # noqa: BLE001 - one answer must never stop the page (DR-006)
                 found = Grade(Outcome.MODEL_FAILURE, ModelFailure.SCHEMA_MISMATCH, (), None, None,
                               f"the answer could not be graded ({type(exc).__name__})")
@@ -306,6 +324,10 @@ class RunIndex:
                 self._decisions[call_id] = Decision(entry["id"], entry["helpful"], entry["note"])
                 self._built.pop(self._run_of_call.get(call_id, ""), None)
             return
+        if kind == EntryType.RATING:
+            return  # ratings are read by pyapp.agreement; they change no run
+        if kind == EntryType.PLAN:  # about configurations, not a run (pyapp.plans)
+            return
         run_id = entry["run_id"]
         if run_id is None:
             return
@@ -363,6 +385,10 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
     settings_seen: dict[tuple, dict] = {}
     first_settings: dict | None = None
     calls = input_tokens = output_tokens = 0
+    run_set = next((e["eval_set_version"] for _, _, e in items
+                    if e["type"] == EntryType.CALL and e["eval_set_version"] in SET_VERSIONS), EVAL_SET_VERSION)
+    models: set[str] = set()
+    fingerprints: set[str] = set()
     for time, _, entry in items:
         case_id = entry["case_id"]
         if entry["type"] == EntryType.CANCEL:
@@ -377,6 +403,10 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
         calls_per_case[case_id] = calls_per_case.get(case_id, 0) + 1
         input_tokens += entry["input_tokens"] or 0
         output_tokens += entry["output_tokens"] or 0
+        if entry.get("model_reported"):  # older entries lack the key (DR-008)
+            models.add(entry["model_reported"])
+        if entry.get("system_fingerprint"):
+            fingerprints.add(entry["system_fingerprint"])
         settings = entry["settings"]
         settings_seen.setdefault(_settings_key(settings), settings)
         if first_settings is None:
@@ -394,7 +424,7 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
             if case_id not in counted:
                 pending[case_id] = (CaseStatus.CANCELLED, note)
             continue
-        reason = grader.stale_reason(entry)
+        reason = grader.stale_reason(entry, run_set)
         if reason is not None:
             note = CallNote(entry["id"], case_id, time, reason)
             stale.append(note)
@@ -408,13 +438,14 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
         counted[case_id] = entry
         pending.pop(case_id, None)
     results = []
-    for case_id in case_ids():
+    for case_id in case_ids(run_set):
         calls_here = calls_per_case.get(case_id, 0)
         if case_id in counted:
             e = counted[case_id]
             results.append(CaseResult(
                 case_id, CaseStatus.GRADED, e["id"], e["answer_ms"], e["total_ms"], e["outcome"], calls_here,
                 decision=decisions.get(e["id"]), answer=e["answer"], stop=e["stop"], grader=grader,
+                eval_set_version=run_set,
             ))
         elif case_id in pending:
             status, note = pending[case_id]
@@ -425,6 +456,7 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
     seen = [settings_seen[k] for k in sorted(settings_seen, key=repr)]
     return Run(
         run_id=run_id,
+        eval_set_version=run_set,
         started=items[0][0],
         last=items[-1][0],
         settings=first_settings,
@@ -438,6 +470,8 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
         stale=tuple(stale),
         cancelled=tuple(_one_note_per_cancel(cancelled, stopped_call)),
         repeats=tuple(repeats),
+        models_reported=tuple(sorted(models)),
+        fingerprints=tuple(sorted(fingerprints)),
     )
 
 
@@ -448,11 +482,11 @@ def _failure_text(entry: dict) -> str:
     return f"{head}: {message}" if message else head
 
 
-def cases_to_ask(run: Run | None) -> list[str]:
+def cases_to_ask(run: Run | None, version: str = EVAL_SET_VERSION) -> list[str]:
     """Case ids a continued run asks again, in set order: every case without a counted answer.
 
-    ``None`` (a new run) gives every case.
+    ``None`` (a new run) gives every case of set ``version``.
     """
     if run is None:
-        return list(case_ids())
+        return list(case_ids(version))
     return [c.case_id for c in run.cases if c.status in TO_ASK]

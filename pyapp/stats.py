@@ -18,6 +18,9 @@ import random
 import statistics
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from functools import lru_cache
+
+from .jsontypes import is_int
 
 __all__ = [
     "bootstrap_mean_ci",
@@ -42,8 +45,7 @@ def _check_confidence(confidence: float) -> None:
 
 
 def _check_count(name: str, value: int) -> None:
-    # bool is an int subclass; a True count is almost certainly a caller's mistake
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if not is_int(value) or value < 0:
         raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
 
 
@@ -159,8 +161,22 @@ def _percentile(sorted_values: Sequence[float], q: float) -> float:
 
 
 def _check_resamples(resamples: int) -> None:
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
+    if not is_int(resamples) or resamples < 1:
         raise ValueError(f"resamples must be a positive integer, got {resamples!r}")
+
+
+@lru_cache(maxsize=2)
+def resample_indices(n: int, resamples: int, seed: int) -> tuple[tuple[int, ...], ...]:
+    """The bootstrap's index draws: ``resamples`` rows of ``n`` indices i = floor(rng.random() * n)
+    from ``random.Random(seed)``, row after row.
+
+    They depend only on (n, resamples, seed), so many intervals over samples of one size (the
+    experiments page, DR-010) draw them once.
+    """
+    draw = random.Random(seed).random
+    last = n - 1
+    # min() guards the float product against ever reaching n.
+    return tuple(tuple(min(last, int(draw() * n)) for _ in range(n)) for _ in range(resamples))
 
 
 def _bootstrap_limits(
@@ -175,15 +191,7 @@ def _bootstrap_limits(
     Each resample takes len(data) indices i = floor(rng.random() * n) from
     ``random.Random(seed)``, all indices of one resample before the next.
     """
-    rng = random.Random(seed)
-    draw = rng.random
-    n = len(data)
-    last = n - 1
-    values = []
-    for _ in range(resamples):
-        # min() guards the float product against ever reaching n.
-        values.append(statistic([data[min(last, int(draw() * n))] for _ in range(n)]))
-    values.sort()
+    values = sorted(statistic([data[i] for i in indices]) for indices in resample_indices(len(data), resamples, seed))
     tail = (1.0 - confidence) / 2.0
     return _percentile(values, tail), _percentile(values, 1.0 - tail)
 

@@ -88,8 +88,10 @@ class CaseStatus(StrEnum):
 
 
 class EntryType(StrEnum):
-    """The three kinds of audit log entry (``pyapp.audit``)."""
+    """The kinds of audit log entry (``pyapp.audit``)."""
 
     CALL = "call"
     DECISION = "decision"
     CANCEL = "cancel"
+    RATING = "rating"
+    PLAN = "plan"

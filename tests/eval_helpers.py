@@ -14,7 +14,7 @@ from itertools import count
 from pathlib import Path
 
 from pyapp import audit
-from pyapp.evalset import EVAL_SET_VERSION, case, case_facts, case_prompt
+from pyapp.evalset import EVAL_SET_VERSION, SET_VERSIONS, case, case_facts, case_prompt
 from pyapp.vocabulary import ANSWERED, EntryType, Outcome
 
 REPO = Path(__file__).resolve().parent.parent
@@ -34,9 +34,10 @@ def at(seconds: float) -> str:
     return audit.format_time(START + timedelta(seconds=seconds))
 
 
-def answer_for(case_id: str, wrong: str | None = None, prose: str = "", cite: int = 3) -> str:
-    """A JSON answer for ``case_id`` whose claims are all right, except ``wrong`` (one of WRONG_CLAIMS)."""
-    facts = case_facts(case(case_id))
+def answer_for(case_id: str, wrong: str | None = None, prose: str = "", cite: int = 3,
+               version: str = EVAL_SET_VERSION) -> str:
+    """A JSON answer for ``case_id`` of set ``version`` whose claims are all right, except ``wrong`` (WRONG_CLAIMS)."""
+    facts = case_facts(case(case_id, version))
     steps = facts.sent_steps[:cite]
     claims = {
         "walkthrough": prose or (
@@ -72,10 +73,11 @@ def call(run_id: str | None, case_id: str, *, outcome: str = "grounded", answer:
          eval_set_version: str = EVAL_SET_VERSION, tokens: tuple[int, int] = (5000, 600),
          retries: int = 0, message: str = "", search: dict | None = None) -> dict:
     """A call entry; ``outcome`` is the logged class (answered ones get a faithful answer by default)."""
-    prompt = case_prompt(case(case_id)) if prompt_hash is None or prompt_version is None else None
+    version = eval_set_version if eval_set_version in SET_VERSIONS else EVAL_SET_VERSION
+    prompt = case_prompt(case(case_id, version)) if prompt_hash is None or prompt_version is None else None
     answered = outcome in ANSWERED
     if answered and answer is None:
-        answer = answer_for(case_id)
+        answer = answer_for(case_id, version=version)
     if outcome == Outcome.INFRA_FAILURE:
         error = error or "server"
         status = 500 if status == 200 else status
@@ -121,26 +123,36 @@ def decision(call_id: str, helpful: bool, note: str = "", *, time: float = 0.0) 
     return audit.decision_entry(f"d{next(_ids):06d}", at(time), call_id, helpful, note)
 
 
+def rating(call_id: str, rater: str, verdict: bool = True, *, time: float = 0.0, **answers: bool) -> dict:
+    """A rating of ``call_id`` by ``rater``: every question answered ``verdict``, except those in ``answers``."""
+    from pyapp.rubric import RUBRIC
+
+    full = {key: answers.get(key, verdict) for key in RUBRIC.keys}
+    return audit.rating_entry(f"g{next(_ids):06d}", at(time), call_id, rater, RUBRIC.version, full)
+
+
 def full_run(run_id: str, grounded: set[str] | frozenset[str] | None = None, *, start: float = 0.0,
              latencies: list[float] | None = None, settings: dict | None = None,
-             failing: dict[str, str] | None = None) -> list[dict]:
-    """Twenty answered calls, one per case, grounded exactly for ``grounded`` (default: all).
+             failing: dict[str, str] | None = None, version: str = EVAL_SET_VERSION) -> list[dict]:
+    """One answered call per case of set ``version`` (twenty by default), grounded exactly for ``grounded``.
 
-    ``failing`` maps a case id to "model_failure" (a truncated answer) or a wrong claim name.
+    ``grounded`` None means all; ``failing`` maps a case id to "model_failure" (a truncated answer)
+    or a wrong claim name.
     """
     from pyapp.evalset import case_ids
 
     entries = []
-    for i, case_id in enumerate(case_ids()):
+    for i, case_id in enumerate(case_ids(version)):
         ms = latencies[i] if latencies else 800.0 + 10 * i
+        common = {"time": start + i, "answer_ms": ms, "settings": settings, "eval_set_version": version}
         if grounded is None or case_id in grounded:
-            entries.append(call(run_id, case_id, time=start + i, answer_ms=ms, settings=settings))
+            entries.append(call(run_id, case_id, **common))
             continue
         how = (failing or {}).get(case_id, "distance")
         if how == "model_failure":
             entries.append(call(run_id, case_id, outcome="model_failure", answer='{"walkthrough": "The sea',
-                                stop="max_tokens", time=start + i, answer_ms=ms, settings=settings))
+                                stop="max_tokens", **common))
         else:
-            entries.append(call(run_id, case_id, outcome="not_grounded", answer=answer_for(case_id, how),
-                                time=start + i, answer_ms=ms, settings=settings))
+            entries.append(call(run_id, case_id, outcome="not_grounded",
+                                answer=answer_for(case_id, how, version=version), **common))
     return entries

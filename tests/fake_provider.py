@@ -121,3 +121,43 @@ class FakeProvider:
                 pass
 
         return Handler
+
+
+def varied_reply(wrong_every: int, fingerprint_after: int | None) -> Callable[[dict], dict]:
+    """Replies that answer every ``wrong_every``-th request with one wrong claim (the count of visited
+    nodes), and report system fingerprint fp_1, then fp_2 from request ``fingerprint_after`` on."""
+    served = 0
+    lock = threading.Lock()
+
+    def reply(body: dict) -> dict:
+        nonlocal served
+        with lock:
+            served += 1
+            number = served
+        payload = faithful_reply(body)
+        if wrong_every and number % wrong_every == 0:
+            claims = json.loads(payload["choices"][0]["message"]["content"])
+            claims["nodes_visited"] += 1
+            payload["choices"][0]["message"]["content"] = json.dumps(claims)
+        if fingerprint_after is not None:
+            payload["system_fingerprint"] = "fp_1" if number < fingerprint_after else "fp_2"
+        return payload
+
+    return reply
+
+
+def main() -> None:
+    """Serve on 127.0.0.1 as a process of its own: print the base URL, then answer until stopped."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--wrong-every", type=int, default=0, help="answer every Nth request with a wrong claim")
+    parser.add_argument("--fingerprint-after", type=int, help="report fp_1, then fp_2 from request N on")
+    args = parser.parse_args()
+    fake = FakeProvider(varied_reply(args.wrong_every, args.fingerprint_after))
+    print(fake.base_url, flush=True)
+    fake._server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

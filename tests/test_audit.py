@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
 from datetime import UTC, datetime, timedelta, timezone
@@ -11,9 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from live_call import run_async
 from pyapp import audit
 from pyapp.audit import (
     AUDIT_FORMAT,
+    CALL_DRIFT_KEYS,
     CALL_KEYS,
     call_entry,
     cancel_entry,
@@ -60,7 +61,7 @@ def eval_call(**overrides):
 
 def test_call_entry_has_exactly_the_spec_fields():
     entry = eval_call()
-    assert tuple(entry) == CALL_KEYS
+    assert tuple(entry) == CALL_KEYS + CALL_DRIFT_KEYS
     assert entry["format"] == AUDIT_FORMAT == 1 and entry["type"] == "call"
     assert entry["time"] == "2026-12-02T16:40:05.123Z"
     assert (entry["run_id"], entry["case_id"]) == ("run-1", "C07")
@@ -280,7 +281,7 @@ def test_no_entry_from_a_real_call_contains_the_key():
         async def sleep(s, now=now):
             now[0] += s * 1000
 
-        out = asyncio.run(call(req, transport, sleep=sleep, clock=lambda now=now: now[0]))
+        out = run_async(call(req, transport, sleep=sleep, clock=lambda now=now: now[0]))
         assert out.reply is None
         entries.append(eval_call(outcome=out, grade_outcome=ungraded_outcome(out), failure=None))
     entries.append(decision_entry(new_entry_id(), WHEN, entries[0]["id"], False, "key rejected"))

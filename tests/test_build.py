@@ -83,7 +83,8 @@ def project(tmp_path: Path) -> Path:
     (root / "site_src" / "pages").mkdir()
     (root / "site_src" / "pages" / "index.md").write_text(
         "---\ntitle: Home\n---\n# Home\n\nSee DR-001 and [the records](decisions/).\n", encoding="utf-8")
-    for name, title in (("explorer", "Explorer"), ("ai-eval", "AI evaluation")):  # the navigation's other pages
+    for name, title in (("explorer", "Explorer"), ("experiments", "Experiments"), ("ai-eval", "AI evaluation")):
+        # the navigation's other pages
         (root / "site_src" / "pages" / f"{name}.md").write_text(f"---\ntitle: {title}\n---\n# {title}\n",
                                                                  encoding="utf-8")
     runtime = root / "node_modules" / "pyodide"

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from live_call import run_async
 from pyapp.client import (
     DEFAULT_POLICY,
     CallOutcome,
@@ -89,7 +90,7 @@ class Env:
         return item
 
     def run(self, request=None, policy=DEFAULT_POLICY) -> CallOutcome:
-        return asyncio.run(call(
+        return run_async(call(
             request or anthropic_request(), self.transport, sleep=self.sleep, clock=self.clock,
             policy=policy, cancelled=lambda: self.cancel_flag, wall_time=lambda: self.wall,
         ))
@@ -244,7 +245,7 @@ def test_stall_then_cancel():
         )
         return outcome
 
-    out = asyncio.run(scenario())
+    out = run_async(scenario())
     assert out.error == "cancelled" and out.reply is None and out.answer_ms is None
     assert out.status is None and not out.stops_run and "before an answer arrived" in out.message
 

@@ -11,15 +11,19 @@ import pytest
 
 from pyapp.evalset import (
     CASE_KIND_NAMES,
+    CASE_KINDS,
     EVAL_SET_VERSION,
+    LARGE_SET_VERSION,
     NEAR_OFFSET,
     SEED,
+    SET_VERSIONS,
     build_cases,
     case,
     case_facts,
     case_prompt,
     case_search,
     cases,
+    draw_points,
     evalset_fingerprint,
     evalset_summary,
     evalset_table,
@@ -152,3 +156,55 @@ def test_distances_in_why_lines_match_the_search():
 def test_pyodide_builds_the_same_set(tmp_path):
     script = "import json\nfrom pyapp.evalset import evalset_table\njson.dumps(evalset_table())"
     assert json.loads(run_in_node(script, tmp_path)) == json.loads(json.dumps(evalset_table()))
+
+
+# --------------------------------------------------------------------------- the larger set (DR-009)
+
+# Regenerate after a deliberate change of the larger set (and give it a new name):
+#   python3 -c "from pyapp.evalset import evalset_fingerprint as f; print(f(version='explain-eval-x80'))"
+PINNED_X80_FINGERPRINT = "303fb5be43be8ce3ac176ed1942cbb88e202c107048c67de121363252e211ab4"
+
+
+def test_the_larger_set_is_pinned():
+    assert SET_VERSIONS == ("explain-eval-v2", "explain-eval-x80") and LARGE_SET_VERSION == "explain-eval-x80"
+    assert evalset_fingerprint(version=LARGE_SET_VERSION) == PINNED_X80_FINGERPRINT
+
+
+def test_the_larger_set_starts_with_exactly_the_first_set():
+    large = cases(LARGE_SET_VERSION)
+    assert [c.case_id for c in large] == [f"C{i:02d}" for i in range(1, 81)]
+    assert large[:20] == cases()
+    assert evalset_table(LARGE_SET_VERSION)[:20] == evalset_table()
+
+
+def test_the_larger_set_continues_each_kinds_stream_in_rounds_of_twenty():
+    large = cases(LARGE_SET_VERSION)
+    for kind in CASE_KINDS:
+        stream = draw_points(kind, random.Random(stream_seed(kind.name)), 20)
+        of_kind = [c for c in large if c.kind == kind.name]
+        assert [(c.lon, c.lat) for c in of_kind] == [(d.lon, d.lat) for d in stream]
+        assert [c.order for c in of_kind] == list(ORDERS) * 4
+    for r in range(4):
+        block = large[20 * r:20 * (r + 1)]
+        assert [(c.kind, c.order) for c in block] == [(k, o) for k in CASE_KIND_NAMES for o in ORDERS]
+
+
+def test_a_case_of_the_larger_set_is_no_case_of_the_first():
+    assert case("C21", LARGE_SET_VERSION).kind == "near-business"
+    with pytest.raises(ValueError, match="no case 'C21' in explain-eval-v2; the cases are C01 to C20"):
+        case("C21")
+    with pytest.raises(ValueError, match="no evaluation set 'explain-eval-v9'; the sets are explain-eval-v2, "):
+        cases("explain-eval-v9")
+
+
+def test_the_larger_set_has_its_own_summary():
+    summary = evalset_summary(version=LARGE_SET_VERSION)
+    assert summary["eval_set_version"] == LARGE_SET_VERSION and summary["cases"] == 80
+    assert summary["prompt_chars"] > evalset_summary()["prompt_chars"]
+
+
+@pytest.mark.skipif(not pyodide_available(), reason="needs node and the Pyodide npm package")
+def test_pyodide_builds_the_same_larger_set(tmp_path):
+    script = ("from pyapp.evalset import LARGE_SET_VERSION, evalset_fingerprint\n"
+              "evalset_fingerprint(version=LARGE_SET_VERSION)")
+    assert run_in_node(script, tmp_path).strip() == PINNED_X80_FINGERPRINT

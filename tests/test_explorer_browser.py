@@ -16,13 +16,14 @@ def open_explorer(watched, site, width: int = 1300, height: int = 1000):
     page.set_viewport_size({"width": width, "height": height})
     page.goto(site.url + "explorer/")
     page.wait_for_selector("body[data-explorer-ready='true']", timeout=90_000)
+    page.evaluate("document.addEventListener('search-shown', (event) => { window.shownSearch = event.detail; })")
     return page
 
 
 def wait_for_search(page, lon: str) -> None:
-    """Wait until the trace shown belongs to the query whose longitude input reads ``lon``."""
-    page.wait_for_selector("#step-caption[data-step='1']")
+    """Wait until the page has shown the search whose longitude input reads ``lon`` (the page's own event)."""
     assert page.input_value("#lon") == lon
+    page.wait_for_function("(lon) => window.shownSearch && window.shownSearch.lon === Number(lon)", arg=lon)
 
 
 def cli_trace(order: str, kind: str, lon: str, lat: str, radius: str | None = None) -> dict:

@@ -97,8 +97,11 @@ def test_the_map_area_holds_every_business_and_is_what_the_page_draws():
     area = map_area("file")
     view = tree_view("file")
     assert view["area"] == area
-    assert all(area["min_lon"] < n["lon"] < area["max_lon"] and area["min_lat"] < n["lat"] < area["max_lat"]
-               for n in view["nodes"])
+    assert len(view["nodes"]) == view["stats"]["size"] == 1188
+    assert all(0 < n["x"] < view["width"] and 0 < n["y"] < view["height"] for n in view["nodes"])
+    # One degree is the same length on both axes: the map's aspect is the area's.
+    aspect = (area["max_lat"] - area["min_lat"]) / (area["max_lon"] - area["min_lon"])
+    assert view["height"] == pytest.approx(view["width"] * aspect, abs=0.1)
     corner = search_view("file", "nearest", area["min_lon"], area["max_lat"])
     assert corner["result"] is not None
 

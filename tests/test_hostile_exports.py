@@ -18,13 +18,14 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from eval_helpers import answer_for, call, cancel, decision
+from eval_helpers import answer_for, at, call, cancel, decision
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from pyapp import audit, cli
 from pyapp.evalset import EVAL_SET_VERSION
 from pyapp.export import ImportFileError, export_csv, export_json, merge, parse_import
+from pyapp.plans import plan_entry
 from pyapp.report import compare_report, run_report, runs_overview
 from pyapp.runs import rebuild
 
@@ -57,6 +58,7 @@ def _run(run_id: str, start: float) -> list[dict]:
 BASE = _run("run-a", 0) + _run("run-b", 100)
 BASE.append(decision(BASE[0]["id"], True, "clear"))
 BASE.append(cancel("run-b", "C07", time=110))
+BASE.append(plan_entry("plan-1", at(115), "0d215187", "f8a851bd", "lower-bound-below:+0", "a plan"))
 BASE.append(call(None, "C01", time=120, search={"order": "file", "kind": "nearest", "lon": 24.94, "lat": 60.17,
                                                "radius": None}))
 # Already in the visitor's log: another run and two of the file's entries, so merge meets both cases.
@@ -68,7 +70,7 @@ def mutation(draw):
     where = draw(st.sampled_from(["field", "field", "nested", "claim", "claim", "claim", "claim", "head", "drop",
                                   "add"]))
     index = draw(st.integers(0, len(BASE) - 1))
-    return where, index, draw(st.sampled_from(audit.CALL_KEYS + ("note", "helpful", "call_id"))), \
+    return where, index, draw(st.sampled_from(audit.CALL_KEYS + ("note", "helpful", "call_id", "x", "y", "rule"))), \
         draw(st.sampled_from(CLAIMS + ("extra",))), draw(hostile_value)
 
 

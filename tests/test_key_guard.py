@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from explain_samples import answer_from_prompt
 from live_call import explain_case
-from pyapp.audit import CALL_KEYS, contains_secret, scrub_secret, validate_entry
+from pyapp.audit import CALL_DRIFT_KEYS, CALL_KEYS, contains_secret, scrub_secret, validate_entry
 from pyapp.client import HttpResponse
 from pyapp.evalset import case, case_prompt
 from pyapp.keyguard import MIN_SECRET_LENGTH, WITHHELD, scrub_text, secret_variants
@@ -162,7 +162,7 @@ def test_a_short_dummy_key_is_not_redacted_from_answers_but_never_stored_as_a_ke
     appended, _ = ask(openai_reply(json.dumps(answer_from_prompt(PROMPT.user))), key="x")
     [entry] = appended
     assert entry["outcome"] == "grounded"
-    assert tuple(entry) == CALL_KEYS and "x" not in entry["settings"].values()
+    assert tuple(entry) == CALL_KEYS + CALL_DRIFT_KEYS and "x" not in entry["settings"].values()
 
 
 def test_a_real_key_in_the_prompt_is_refused_with_what_to_do():

@@ -18,7 +18,7 @@ from pyapp.export import export_json
 pytestmark = pytest.mark.browser
 
 WIDTHS = (360, 390, 768, 1024, 1280, 1440)
-STATIC_PAGES = ("", "decisions/", "decisions/DR-001/", "decisions/DR-006/", "no-such-page")
+STATIC_PAGES = ("", "experiments/", "decisions/", "decisions/DR-001/", "decisions/DR-006/", "no-such-page")
 AXE = build.ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # Run ids and model names as long as the audit log allows: they must wrap, not widen the page.
 LONG_RUNS = ("run-" + "a" * 60, "run-" + "b" * 60)

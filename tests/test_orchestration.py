@@ -214,3 +214,13 @@ def test_a_run_already_running_in_another_tab_is_refused(worker):
         "ok": False, "error": "run run-busy is already running in another tab of this browser"}
     assert worker.stored == []
 
+
+
+def test_after_restore_draws_a_new_random_state():
+    """Every interpreter restored from one memory snapshot starts with its random state (DR-002)."""
+    import random
+
+    random.seed(20003)
+    snapshot_state = random.getstate()
+    browser.after_restore()
+    assert random.getstate() != snapshot_state

@@ -14,7 +14,7 @@ from serve import SiteHandler
 pytestmark = pytest.mark.browser
 
 
-@pytest.mark.parametrize("path", ["explorer/", "ai-eval/"], ids=["explorer", "ai-eval"])
+@pytest.mark.parametrize("path", ["explorer/", "experiments/", "ai-eval/"], ids=["explorer", "experiments", "ai-eval"])
 def test_page_boots_python_under_csp_without_leaving_the_site(watched, site, path):
     watched.page.goto(site.url + path)
     status = wait_for_python(watched.page)

@@ -132,8 +132,8 @@ class Explorer:
     ``replies`` are used in order; the last one repeats for every further request.
     """
 
-    def __init__(self, browser, site, *, routed: bool = True) -> None:
-        self.context = browser.new_context(accept_downloads=True)
+    def __init__(self, browser, site, *, routed: bool = True, **context_options) -> None:
+        self.context = browser.new_context(accept_downloads=True, **context_options)
         self.watch = PageWatch(self.context, site.origin)
         self.page = self.watch.page
         self.urls: list[str] = []
@@ -178,7 +178,7 @@ class Explorer:
         self.replies[:] = replies
         self.sent.clear()
         before = len(self.audit())
-        self.page.evaluate("() => { document.getElementById('outcome').dataset.outcome = ''; }")
+        self.page.evaluate("() => { document.getElementById('explain-status').dataset.outcome = ''; }")
         self.page.click("#explain")
         return before
 
@@ -194,7 +194,11 @@ class Explorer:
         return self.finish(self.start(provider, replies, **settings))
 
     def shown_outcome(self) -> str:
-        return self.page.get_attribute("#outcome", "data-outcome")
+        """The outcome the status line gives; an answered call's panel gives the same one."""
+        outcome = self.page.get_attribute("#explain-status", "data-outcome")
+        if self.page.is_visible("#explanation"):
+            assert self.page.get_attribute("#outcome", "data-outcome") == outcome
+        return outcome
 
     def export_text(self) -> str:
         page = self.page
@@ -447,8 +451,12 @@ def test_rejected_key_is_an_infrastructure_failure_after_one_request(ui, provide
     assert len(ui.sent) == 1
     assert entry["error"] == "auth"
     assert "rejected the API key" in entry["message"]
+    # Told once, in the status line: no empty answer layout, and no run to stop on the explorer.
     assert "rejected the API key" in page.inner_text("#explain-status")
-    assert "<img src=x onerror=alert(1)>" in page.inner_text("#outcome-detail")
+    assert page.inner_text("#walkthrough").count("rejected the API key") == 1
+    assert page.is_hidden("#explanation")
+    assert "stops here" not in page.inner_text("body")
+    assert "<img src=x onerror=alert(1)>" in page.inner_text("#explain-status")
     assert page.locator("#walkthrough img").count() == 0
     assert ui.dialogs == []
     ui.assert_key_nowhere()

@@ -1,12 +1,13 @@
 // The /ai-eval/ page: show the set, drive runs in the worker, render what pyapp.report computes.
 // Every number shown comes from pyapp; this file only places text and draws the plots.
-import { download, readKey, readSettings, setupSettings } from "./ai-settings.mjs";
+import { applySettings, download, readKey, readSettings, setupSettings } from "./ai-settings.mjs";
 import { startPython } from "./python.mjs";
 
 const SVG = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
 const python = startPython();
 let overview = { runs: [] };
+let grouped = { configurations: [], apart: [] };
 
 const modelOf = (run) => (run.settings ? `${run.settings.provider} · ${run.settings.model}` : "mixed settings");
 
@@ -47,22 +48,16 @@ function table(label, headers, rows, attributes = {}) {
   return wrap;
 }
 
-async function showSet() {
-  const { cases, summary, guidance, display } = await python.call("evalset");
-  $("set-summary").textContent = `Version ${summary.eval_set_version}, seed ${summary.seed}: ${summary.cases} cases. ` +
-    `${summary.over_limit} of the ${summary.cases} traces are longer than the ${summary.max_steps} steps a prompt ` +
-    "sends; for those the prompt says where it was cut and states the final facts.";
-  $("prompt-chars").textContent = display.prompt_chars;
-  $("wilson-20").textContent = guidance.display.all_grounded_wilson_low;
-  $("detectable").textContent = guidance.display.smallest_one_way;
-  $("detectable-points").textContent = guidance.display.smallest_one_way_points;
+// The build rendered the first set from the same function (DR-002); Python's copy replaces it once ready,
+// and another set's when the visitor chooses one.
+async function showSet(setVersion) {
+  const { summary, figures, rows } = await python.call("evalset", { set_version: setVersion ?? null });
+  $("set-summary").textContent = summary;
+  for (const [id, text] of Object.entries(figures)) $(id).textContent = text;
   const body = $("evalset").tBodies[0];
   body.replaceChildren();
-  for (const c of cases) {
-    const steps = c.over_limit ? `${c.steps} (first ${c.steps_sent} sent)` : String(c.steps);
-    row(body, [c.case_id, c.kind_label, c.order, `${c.lon}, ${c.lat}`, steps, c.why_it_matters],
-      { "data-case": c.case_id });
-  }
+  for (const { case_id: caseId, cells } of rows) row(body, cells, { "data-case": caseId });
+  document.body.dataset.evalsetShown = "python";
 }
 
 function drawRates(runs, ticks) {
@@ -151,7 +146,7 @@ async function showRunDetail(runId) {
 
 function fillRunSelects() {
   const options = overview.runs.map((run) => [run.run_id, `${run.run_id} · ${modelOf(run)}`]);
-  for (const id of ["continue-select", "compare-a", "compare-b", "export-run"]) {
+  for (const id of ["continue-select", "compare-a", "compare-b", "export-run", "rate-run"]) {
     const select = $(id);
     const keep = select.value;
     const first = id === "export-run" ? [["", "all runs"]] : id === "continue-select" && !options.length ? [["", "(no runs yet)"]] : [];
@@ -159,6 +154,175 @@ function fillRunSelects() {
     if ([...select.options].some((o) => o.value === keep)) select.value = keep;
   }
   if (overview.runs.length > 1 && $("compare-a").value === $("compare-b").value) $("compare-b").selectedIndex = 1;
+}
+
+function figures(rows, attributes = {}) {
+  const list = element("dl", null, { class: "stats", ...attributes });
+  for (const [label, text] of rows) {
+    if (text === undefined || text === null || text === "") continue;
+    list.append(element("dt", label), element("dd", Array.isArray(text) ? text.join("; ") : text));
+  }
+  return list;
+}
+
+function repeatFigures(group) {
+  const shown = group.display;
+  const rows = [["Runs", shown.runs], ["Mean grounded share", shown.mean],
+    ["Drift", group.drift.flagged ? group.drift.text : null]];
+  if (group.k < 2) return figures([...rows, ["Repeats", "one run: repeat it to measure how much a run moves"]]);
+  const left = group.figures.not_in_every_run;
+  return figures([...rows,
+    ["Left out below (not counted in every run)", left.length ? left.join(", ") : null],
+    [`pass^${group.k}`, shown.pass_k], ["Flip rate", shown.flip_rate], ["Noise floor (95%)", shown.floor]]);
+}
+
+async function repeatConfiguration(group) {
+  applySettings(group.settings);
+  $("run-heading").scrollIntoView({ block: "start" });
+  if (!readKey()) {
+    $("run-status").textContent = "The settings of that configuration are in the form: enter your API key, then " +
+      "press Start a new run. Nothing was sent.";
+    $("api-key").focus();
+    return;
+  }
+  await run(null);
+}
+
+async function showConfigurations() {
+  grouped = await python.call("configurations");
+  const out = $("configurations");
+  out.replaceChildren();
+  for (const group of grouped.configurations) {
+    const item = element("article", null, { class: "configuration", "data-config": group.id });
+    item.append(element("h3", `Configuration ${group.id}`), element("p", group.label, { class: "config-label" }));
+    item.append(repeatFigures(group));
+    const again = element("button", "Repeat this configuration", { type: "button", class: "repeat" });
+    again.addEventListener("click", () => repeatConfiguration(group));
+    const baseline = element("button", "Export baseline", { type: "button", class: "baseline" });
+    baseline.addEventListener("click", async () => {
+      const text = await python.call("baseline_file", { run_ids: group.run_ids });
+      download(`kd-explorer-baseline-${group.id}.json`, text, "application/json");
+    });
+    const actions = element("div", null, { class: "actions" });
+    actions.append(again, baseline);
+    item.append(actions);
+    out.append(item);
+  }
+  if (grouped.apart.length) {
+    out.append(element("p", "Runs in no configuration (not repeats of anything):"));
+    const list = element("ul", null, { id: "runs-apart" });
+    for (const apart of grouped.apart) list.append(element("li", `${apart.run_id}: ${apart.reason}`));
+    out.append(list);
+  }
+  $("configs-message").textContent = grouped.configurations.length
+    ? `${grouped.configurations.length} configurations.` : "No runs yet.";
+  const options = grouped.configurations.map((g) => [g.id, `${g.id} · ${g.label} · ${g.k} runs`]);
+  for (const id of ["config-x", "config-y", "diff-config"]) {
+    const select = $(id);
+    const keep = select.value;
+    select.replaceChildren(...options.map(([value, label]) => element("option", label, { value })));
+    if ([...select.options].some((o) => o.value === keep)) select.value = keep;
+  }
+  if (options.length > 1 && $("config-x").value === $("config-y").value) $("config-y").selectedIndex = 1;
+  // Until the visitor picks, a plan judges the settings in the form (Y) against the first configuration (X).
+  const planOptions = [...options, ["form", "the settings in the Run form now"]];
+  for (const [id, fallback] of [["plan-x", planOptions[0][0]], ["plan-y", "form"]]) {
+    const select = $(id);
+    const keep = select.dataset.chosen ? select.value : fallback;
+    select.replaceChildren(...planOptions.map(([value, label]) => element("option", label, { value })));
+    select.value = [...select.options].some((o) => o.value === keep) ? keep : fallback;
+  }
+  await showPlans();
+}
+
+async function showPlans() {
+  const plans = await python.call("plans");
+  $("plans").replaceChildren(...plans.map((plan) => element("li",
+    `${plan.when}: ${plan.y} against ${plan.x}, rule ${plan.rule}${plan.note ? ` (${plan.note})` : ""}`,
+    { "data-plan": plan.id })));
+}
+
+// A reject rule as pyapp.reject_rules spells it, from a rule select and its points field.
+function ruleText(select, points) {
+  const kind = $(select).value;
+  return kind === "no-new-fail" ? kind : `${kind}:${$(points).value.trim()}`;
+}
+
+async function registerPlan() {
+  const rule = ruleText("plan-rule", "plan-points");
+  try {
+    const plan = await python.call("register_plan", { x: $("plan-x").value, y: $("plan-y").value, rule,
+      note: $("plan-note").value, settings: readSettings(), set_version: $("set-select").value });
+    $("plan-message").textContent = `Plan registered: ${plan.y} against ${plan.x}, rule ${plan.rule}.`;
+  } catch (error) {
+    $("plan-message").textContent = `The plan was not registered: ${error.message}`;
+  }
+  await showPlans();
+}
+
+async function compareConfigurations() {
+  const out = $("config-comparison");
+  out.replaceChildren();
+  const [x, y] = [$("config-x").value, $("config-y").value];
+  if (!x || !y || x === y) {
+    out.append(element("p", "Choose two different configurations."));
+    return;
+  }
+  let result;
+  try {
+    result = await python.call("compare_configurations", { x, y });
+  } catch (error) {
+    out.append(element("p", error.message));
+    return;
+  }
+  const c = result.comparison;
+  const shown = result.display;
+  out.append(figures([["X", `${result.x.id}: ${result.x.label}`], ["Y", `${result.y.id}: ${result.y.label}`],
+    ["Difference", shown.difference], ["Test", shown.test], ["Per case", shown.per_case],
+    ["Better in Y", c.better.length ? c.better.join(", ") : null],
+    ["Worse in Y", c.worse.length ? c.worse.join(", ") : null],
+    ["Not compared (not counted in every run of both)", c.not_paired.length ? c.not_paired.join(", ") : null]],
+  { id: "config-figures" }));
+  for (const text of result.floor_text) out.append(element("p", text, { class: "floor-text" }));
+  for (const text of result.drift_text) out.append(element("p", text, { class: "note drift-text" }));
+  if (result.note) out.append(element("p", result.note, { class: "note" }));
+  if (result.runs) out.append(element("p", result.runs.summary));
+  for (const plan of result.plans) {
+    const item = element("div", null, { class: "plan", "data-plan": plan.id,
+      "data-before": String(plan.registered_before), "data-rejects": String(plan.verdict.rejects) });
+    item.append(element("h4", `Plan ${plan.id}${plan.note ? `: ${plan.note}` : ""}`),
+      element("p", `${plan.metric_text} ${plan.timing}`, { class: "timing" }),
+      element("p", plan.verdict.text, { class: "verdict" }));
+    out.append(item);
+  }
+}
+
+async function checkBaseline() {
+  const out = $("diff-result");
+  out.replaceChildren();
+  const file = $("baseline-file").files[0];
+  const group = grouped.configurations.find((g) => g.id === $("diff-config").value);
+  if (!file || !group) {
+    out.append(element("p", "Choose a baseline file and the configuration whose runs to check."));
+    return;
+  }
+  let report;
+  try {
+    report = await python.call("baseline_diff", { baseline: await file.text(), run_ids: group.run_ids,
+      rules: [ruleText("diff-rule", "diff-points")] });
+  } catch (error) {
+    out.append(element("p", `The baseline could not be checked: ${error.message}`));
+    return;
+  }
+  for (const change of report.changed) out.append(element("p", change.text, { class: "note" }));
+  out.append(table("Each case against the baseline", ["Case", "Verdict", "Baseline", "Now", "Now failing"],
+    report.cases.map((c) => [c.case_id, c.verdict, c.baseline_text, c.now_text,
+      [...c.failing_checks, ...c.model_failures].join(", ") || "–"]), { id: "diff-table" }));
+  out.append(figures([["Difference", report.display.difference], ["Test", report.display.test],
+    ["Per case", report.display.per_case]], { id: "diff-figures" }));
+  const rules = element("ul", null, { id: "diff-rules" });
+  for (const rule of report.rules) rules.append(element("li", rule.text));
+  out.append(rules, element("p", report.result_text, { id: "diff-verdict", "data-rejected": String(report.rejected) }));
 }
 
 async function refreshRuns() {
@@ -177,6 +341,7 @@ async function refreshRuns() {
     (overview.corrupt ? `; ${overview.corrupt} unreadable audit entries were skipped (left in place).` : ".");
   drawRates(overview.runs, overview.rate_ticks);
   fillRunSelects();
+  await showConfigurations();
   if (overview.runs.length) await showRunDetail(overview.runs[0].run_id);
 }
 
@@ -210,17 +375,56 @@ function setRunning(running) {
   $("cancel-run").disabled = !running;
 }
 
-async function run(runId) {
+const PRICES_NAME = "kd-explorer-prices";
+
+function price(id) {
+  const text = $(id).value.trim();
+  return text === "" ? null : Number(text);
+}
+
+function savePrices() {
+  localStorage.setItem(PRICES_NAME, JSON.stringify({ in: $("price-in").value, out: $("price-out").value }));
+}
+
+async function showEstimate() {
+  try {
+    const size = await python.call("run_size_estimate", { runs: Number.parseInt($("run-count").value, 10),
+      max_tokens: readSettings().max_tokens || null, price_in: price("price-in"), price_out: price("price-out"),
+      set_version: $("set-select").value });
+    $("run-estimate").textContent = `Before you start: ${size.display}`;
+  } catch (error) {
+    $("run-estimate").textContent = error.message;
+  }
+}
+
+// ``count`` fresh runs one after another (one when continuing ``runId``); stops when a run stops.
+async function run(runId, count = 1) {
   setRunning(true);
   $("case-status").replaceChildren();
+  $("run-usage").textContent = "";
   $("run-status").textContent = "Starting…";
+  const made = [];
   try {
-    const result = await python.call("run_eval", { run_id: runId, settings: readSettings(), api_key: readKey() },
-      { cancellable: true });
-    $("run-status").textContent = result.message;
+    const setVersion = runId ? null : $("set-select").value;  // a continued run keeps its own set
+    for (let i = 0; i < count; i += 1) {
+      const result = await python.call("run_eval", { run_id: runId, settings: readSettings(), api_key: readKey(),
+        set_version: setVersion }, { cancellable: true });
+      made.push(result.run_id);
+      $("run-status").textContent = count > 1 ? `Run ${i + 1} of ${count}: ${result.message}` : result.message;
+      if (result.stopped !== null) break;
+    }
   } catch (error) {
     $("run-status").textContent = `The run could not go on: ${error.message}`;
   } finally {
+    if (made.length) {
+      try {
+        const usage = await python.call("run_usage", { run_ids: made, price_in: price("price-in"),
+          price_out: price("price-out") });
+        $("run-usage").textContent = `After the run: ${usage.display}`;
+      } catch (error) {
+        $("run-usage").textContent = error.message;
+      }
+    }
     setRunning(false);
     try {
       await refreshRuns();
@@ -251,16 +455,152 @@ python.onEvent((event) => {
   }
 });
 
+// --- rating against the rubric, blind (DR-009): this only walks the queue pyapp.rating builds ---
+let rubric = null;
+let rating = null; // { rater, items, index, answers, question }
+
+function showRubric(r) {
+  rubric = r;
+  $("rubric-version").textContent = r.version;
+  $("rubric-questions").replaceChildren(...r.questions.map((q) => {
+    const item = element("li", null);
+    item.append(element("strong", q.text), " ", element("span", q.hint, { class: "hint" }));
+    return item;
+  }));
+  $("rubric-rule").textContent = `The overall verdict: ${r.verdict_rule}.`;
+}
+
+function setBlind(blind) {
+  for (const node of document.querySelectorAll(".graded-view")) node.hidden = blind;
+  $("start-rating").disabled = blind;
+  $("stop-rating").disabled = !blind;
+}
+
+function showRatingItem() {
+  const item = rating.items[rating.index];
+  $("rating-case").textContent = `${item.case_id} (${rating.index + 1} of ${rating.items.length})`;
+  $("rating-case").dataset.case = item.case_id;
+  $("rating-search").textContent = `${item.search}. ${item.why_it_matters}`;
+  $("rating-found").textContent = `The search found: ${item.found}.`;
+  $("rating-explanation").textContent = item.explanation;
+  $("rating-questions").replaceChildren(...rubric.questions.map((q, i) => {
+    const li = element("li", q.text, { "data-key": q.key });
+    const answered = rating.answers[q.key];
+    if (answered !== undefined) li.dataset.answer = answered ? "yes" : "no";
+    if (i === rating.question) li.setAttribute("aria-current", "true");
+    for (const [label, value] of [["Yes", true], ["No", false]]) {
+      const button = element("button", label, { type: "button", "data-value": String(value) });
+      button.addEventListener("click", () => { rating.question = i; answer(value); });
+      li.append(" ", button);
+    }
+    return li;
+  }));
+  $("rating-item").hidden = false;
+  $("rating-item").focus();  // the Y and N keys keep working after a click replaced the buttons
+}
+
+function stopRating(message) {
+  rating = null;
+  $("rating-item").hidden = true;
+  setBlind(false);
+  $("rating-status").textContent = message;
+}
+
+async function answer(value) {
+  const keys = rubric.questions.map((q) => q.key);
+  rating.answers[keys[rating.question]] = value;
+  rating.question = keys.findIndex((key) => rating.answers[key] === undefined);
+  if (rating.question !== -1) {
+    showRatingItem();
+    return;
+  }
+  const item = rating.items[rating.index];
+  try {
+    await python.call("record_rating", { call_id: item.call_id, rater: rating.rater, answers: rating.answers });
+  } catch (error) {
+    stopRating(`The rating of ${item.case_id} was not recorded: ${error.message}`);
+    return;
+  }
+  rating.index += 1;
+  rating.answers = {};
+  rating.question = 0;
+  $("rating-status").textContent = `Recorded ${item.case_id}.`;
+  if (rating.index === rating.items.length) {
+    stopRating(`You rated all ${rating.items.length} answers; each rating is in the audit log.`);
+    return;
+  }
+  showRatingItem();
+}
+
+async function startRating() {
+  const rater = $("rater-name").value.trim();
+  const runId = $("rate-run").value;
+  if (!runId) {
+    $("rating-status").textContent = "There is no run to rate yet.";
+    return;
+  }
+  try {
+    const queue = await python.call("rating_queue", { run_id: runId, rater });
+    const items = queue.filter((item) => !item.your_answers);
+    if (!items.length) {
+      $("rating-status").textContent = queue.length
+        ? `You have rated every counted answer of ${runId}.` : `${runId} has no counted answer to rate.`;
+      return;
+    }
+    rating = { rater, items, index: 0, answers: {}, question: 0 };
+    setBlind(true);
+    $("rating-status").textContent = `Rating ${items.length} answers of ${runId} as ${rater}.`;
+    showRatingItem();
+  } catch (error) {
+    $("rating-status").textContent = error.message;
+  }
+}
+
+$("rating-item").addEventListener("keydown", (event) => {
+  if (!rating || event.altKey || event.ctrlKey || event.metaKey) return;
+  const key = event.key.toLowerCase();
+  if (key === "y" || key === "n") {
+    event.preventDefault();
+    answer(key === "y");
+  } else if (event.key === "Backspace" && rating.question > 0) {
+    event.preventDefault();
+    rating.question -= 1;
+    delete rating.answers[rubric.questions[rating.question].key];
+    showRatingItem();
+  }
+});
+$("start-rating").addEventListener("click", startRating);
+$("stop-rating").addEventListener("click", () => stopRating("Rating stopped; the answers rated so far are recorded."));
+$("show-agreement").addEventListener("click", async () => {
+  try {
+    $("agreement-text").textContent = (await python.call("agreement")).text;
+  } catch (error) {
+    $("agreement-text").textContent = `The figures could not be computed: ${error.message}`;
+  }
+});
+$("set-select").addEventListener("change", () => { showSet($("set-select").value); showEstimate(); });
+
 python.ready.then(async () => {
-  await Promise.all([showSet(), refreshRuns()]);
+  showRubric(await python.call("rubric"));
+  await Promise.all([showSet(), refreshRuns(), showEstimate()]);
   document.body.dataset.evalReady = "true";
 }).catch(() => {});
 
 setupSettings();
-$("start-run").addEventListener("click", () => run(null));
+const savedPrices = JSON.parse(localStorage.getItem(PRICES_NAME) || "{}");
+$("price-in").value = savedPrices.in ?? "";
+$("price-out").value = savedPrices.out ?? "";
+for (const id of ["run-count", "price-in", "price-out", "max-tokens"]) {
+  $(id).addEventListener("change", () => { if (id.startsWith("price")) savePrices(); showEstimate(); });
+}
+$("start-run").addEventListener("click", () => run(null, Number.parseInt($("run-count").value, 10) || 1));
+$("run-diff").addEventListener("click", checkBaseline);
 $("continue-run").addEventListener("click", () => { if ($("continue-select").value) run($("continue-select").value); });
 $("cancel-run").addEventListener("click", () => { python.cancel(); $("run-status").textContent = "Cancelling…"; });
 $("compare").addEventListener("click", compare);
+$("compare-configs").addEventListener("click", compareConfigurations);
+$("register-plan").addEventListener("click", registerPlan);
+for (const id of ["plan-x", "plan-y"]) $(id).addEventListener("change", () => { $(id).dataset.chosen = "true"; });
 for (const format of ["json", "csv"]) {
   $(`export-${format}`).addEventListener("click", async () => {
     const runId = $("export-run").value || null;

@@ -32,6 +32,10 @@ function showBaseUrl() {
   $("base-url-row").hidden = $("provider").value !== "openai-compatible";
 }
 
+function saveSettings() {
+  localStorage.setItem(SETTINGS_NAME, JSON.stringify(Object.fromEntries(FIELDS.map((f) => [f, $(f).value]))));
+}
+
 export function setupSettings() {
   $("ai-settings-form").addEventListener("submit", (event) => event.preventDefault());
   const saved = JSON.parse(localStorage.getItem(SETTINGS_NAME) || "{}");
@@ -40,11 +44,7 @@ export function setupSettings() {
   $("remember-key").checked = localStorage.getItem(KEY_NAME) !== null;
   showBaseUrl();
   $("provider").addEventListener("change", showBaseUrl);
-  for (const field of FIELDS) {
-    $(field).addEventListener("change", () => {
-      localStorage.setItem(SETTINGS_NAME, JSON.stringify(Object.fromEntries(FIELDS.map((f) => [f, $(f).value]))));
-    });
-  }
+  for (const field of FIELDS) $(field).addEventListener("change", saveSettings);
   $("api-key").addEventListener("change", saveKey);
   $("remember-key").addEventListener("change", saveKey);
   $("forget-key").addEventListener("click", () => {
@@ -67,6 +67,17 @@ export function readSettings() {
     temperature: temperature === "" ? null : Number(temperature),
     base_url: provider === "openai-compatible" ? $("base-url").value.trim() : null,
   };
+}
+
+/** Put a run's settings (as readSettings returns them) back in the form, to repeat its configuration. */
+export function applySettings(settings) {
+  $("provider").value = settings.provider;
+  $("base-url").value = settings.base_url ?? "";
+  $("model").value = settings.model;
+  $("max-tokens").value = settings.max_tokens;
+  $("temperature").value = settings.temperature ?? "";
+  showBaseUrl();
+  saveSettings();
 }
 
 export function readKey() {

@@ -4,7 +4,6 @@ import { startPython } from "./python.mjs";
 import { setupWalkthrough } from "./walkthrough.mjs";
 
 const SVG = "http://www.w3.org/2000/svg";
-const WIDTH = 1000;
 const $ = (id) => document.getElementById(id);
 const python = startPython();
 const map = $("map");
@@ -21,10 +20,10 @@ function svg(name, attributes, parent) {
   return element;
 }
 
+// Points and lines come in map units from pyapp.explorer.tree_view; the search's marks are placed with the same scale.
 function drawTree() {
-  const area = tree.area;
-  const scale = WIDTH / (area.max_lon - area.min_lon);
-  const height = (area.max_lat - area.min_lat) * scale;
+  const { area, width, height } = tree;
+  const scale = width / (area.max_lon - area.min_lon);
   toMap = {
     x: (lon) => (lon - area.min_lon) * scale,
     y: (lat) => (area.max_lat - lat) * scale,
@@ -33,20 +32,15 @@ function drawTree() {
     lat: (y) => area.max_lat - y / scale,
   };
   map.replaceChildren();
-  map.setAttribute("viewBox", `0 0 ${WIDTH} ${height}`);
-  svg("rect", { width: WIDTH, height, class: "ground" }, map);
+  map.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg("rect", { width, height, class: "ground" }, map);
   for (const layer of ["pruned", "lines", "points", "search", "overlay"]) svg("g", { id: `layer-${layer}` }, map);
   const lines = $("layer-lines");
   const points = $("layer-points");
+  for (const split of tree.splits) svg("path", { d: split.path, class: `split depth-${split.depth}` }, lines);
   for (const node of tree.nodes) {
-    const r = node.region;
-    const line = node.axis === 0
-      ? { x1: toMap.x(node.split), x2: toMap.x(node.split), y1: toMap.y(r.min_lat), y2: toMap.y(r.max_lat) }
-      : { x1: toMap.x(r.min_lon), x2: toMap.x(r.max_lon), y1: toMap.y(node.split), y2: toMap.y(node.split) };
-    svg("line", { ...line, class: `split depth-${Math.min(node.depth, 6)}`, "data-node": node.id }, lines);
-    const dot = svg("circle", { cx: toMap.x(node.lon), cy: toMap.y(node.lat), r: 3.5, class: "point",
-      "data-node": node.id }, points);
-    svg("title", {}, dot).textContent = `${node.name} (${node.category})`;
+    const dot = svg("circle", { cx: node.x, cy: node.y, r: 3.5, class: "point", "data-node": node.id }, points);
+    svg("title", {}, dot).textContent = node.title;
   }
   for (const [name, value] of Object.entries(tree.stats)) {
     document.querySelector(`[data-stat="${name}"]`).textContent = name === "average_depth" ? value.toFixed(2) : value;
@@ -91,7 +85,7 @@ function drawTouched() {
     }
     const dot = svg("circle", { cx: x, cy: y, r: 5, class: "node", "data-node": node.id, "data-step": node.step },
       marks);
-    svg("title", {}, dot).textContent = `${tree.byId.get(node.id).name}: visited at step ${node.step}`;
+    svg("title", {}, dot).textContent = `${tree.byId.get(node.id).title}: visited at step ${node.step}`;
     jump(dot, node.step);
   }
   for (const stub of touched.pruned) {
@@ -114,11 +108,18 @@ function showTouched(step) {
   for (const mark of tv.querySelectorAll(".current")) mark.classList.remove("current");
   const node = tv.querySelector(`.node[data-node="${step.node_id}"]`);
   node.classList.add("current");
+  // Measured on screen, so it holds whether the tree is drawn full size or fitted to the panel.
   const box = $("tree-scroll");
-  const x = Number(node.getAttribute("cx"));
-  const y = Number(node.getAttribute("cy"));
-  if (x < box.scrollLeft || x > box.scrollLeft + box.clientWidth) box.scrollLeft = x - box.clientWidth / 2;
-  if (y < box.scrollTop || y > box.scrollTop + box.clientHeight) box.scrollTop = y - box.clientHeight / 2;
+  const at = node.getBoundingClientRect();
+  const frame = box.getBoundingClientRect();
+  if (at.left < frame.left || at.right > frame.right) box.scrollLeft += at.left - frame.left - box.clientWidth / 2;
+  if (at.top < frame.top || at.bottom > frame.bottom) box.scrollTop += at.top - frame.top - box.clientHeight / 2;
+}
+
+function fitTree() {
+  const fit = $("tree-fit").getAttribute("aria-pressed") !== "true";
+  $("tree-fit").setAttribute("aria-pressed", String(fit));
+  $("tree-scroll").classList.toggle("fit", fit);
 }
 
 function showStep(index) {
@@ -149,7 +150,7 @@ function showStep(index) {
     const s = view.trace[i];
     if (s.action === "report") {
       const node = tree.byId.get(s.node_id);
-      svg("circle", { cx: toMap.x(node.lon), cy: toMap.y(node.lat), r: 6, class: "reported" }, searchLayer);
+      svg("circle", { cx: node.x, cy: node.y, r: 6, class: "reported" }, searchLayer);
     }
   }
   // The ring shows what is known at this step: the radius, or the best distance found so far.
@@ -159,10 +160,10 @@ function showStep(index) {
       "data-distance": reach }, searchLayer);
   }
   const visited = tree.byId.get(step.node_id);
-  svg("circle", { cx: toMap.x(visited.lon), cy: toMap.y(visited.lat), r: 10, class: "current" }, searchLayer);
+  svg("circle", { cx: visited.x, cy: visited.y, r: 10, class: "current" }, searchLayer);
   if (extra.best) {
     const best = tree.byId.get(extra.best.id);
-    svg("circle", { cx: toMap.x(best.lon), cy: toMap.y(best.lat), r: 7, class: "best" }, searchLayer);
+    svg("circle", { cx: best.x, cy: best.y, r: 7, class: "best" }, searchLayer);
   }
   const list = $("trace-list");
   for (const item of list.querySelectorAll("[aria-current]")) item.removeAttribute("aria-current");
@@ -223,6 +224,11 @@ async function runSearch() {
     return;
   }
   $("query-message").textContent = "";
+  showSearch(shown);
+  document.dispatchEvent(new CustomEvent("search-shown", { detail: args }));
+}
+
+function showSearch(shown) {
   view = shown;
   $("step-count").textContent = view.trace.length;
   $("jump").max = view.trace.length;
@@ -244,7 +250,6 @@ async function runSearch() {
   drawQuery();
   drawTouched();
   showStep(1);
-  document.dispatchEvent(new CustomEvent("search-shown", { detail: args }));
 }
 
 async function loadTree() {
@@ -277,8 +282,42 @@ function stepByKey(event) {
   STEP_KEYS[event.key](event);
 }
 
+// Until Python is ready, the default map and search the build embedded (DR-002); then Python's own.
+const preset = JSON.parse($("explorer-default").textContent);
+tree = preset.tree;
+drawTree();
+showSearch(preset.search);
+
+// Deep links (DR-010): ?order=…&kind=…&lon=…&lat=…[&radius=…] opens that search, and every search shown
+// writes its own, so the address can be shared. Python checks the values as for any other search.
+// Returns a sentence when the link asks for something the explorer does not offer.
+function openLink() {
+  const link = new URLSearchParams(location.search);
+  if (!link.has("lon") && !link.has("lat")) return null;
+  const kind = link.get("kind") === "radius" ? `radius:${link.get("radius")}` : link.get("kind");
+  const unknown = [["order", link.get("order")], ["kind", kind]].filter(([id, value]) => {
+    const known = [...$(id).options].some((option) => option.value === value);
+    if (known) $(id).value = value;
+    return value !== null && !known;
+  });
+  $("lon").value = link.get("lon");
+  $("lat").value = link.get("lat");
+  if (!unknown.length) return null;
+  const names = { order: "an insertion order", kind: "a kind of search" };
+  return `This link asks for ${unknown.map(([id]) => names[id]).join(" and ")} the explorer does not offer; ` +
+    "it shows the search with the settings chosen below instead.";
+}
+
+document.addEventListener("search-shown", ({ detail }) => {
+  const link = new URLSearchParams({ order: detail.order, kind: detail.kind, lon: detail.lon, lat: detail.lat });
+  if (detail.radius !== null) link.set("radius", detail.radius);
+  history.replaceState(null, "", `?${link}`);
+});
+
 python.ready.then(async () => {
+  const linkProblem = openLink();
   await loadTree();
+  if (linkProblem) $("query-message").textContent = linkProblem;
   document.body.dataset.explorerReady = "true";
 }).catch(() => {});
 
@@ -303,6 +342,7 @@ $("last-step").addEventListener("click", () => showStep(view ? view.trace.length
 $("next-decision").addEventListener("click", nextDecision);
 $("jump").addEventListener("change", () => showStep(Number($("jump").value)));
 $("play").addEventListener("click", togglePlay);
+$("tree-fit").addEventListener("click", fitTree);
 $("speed").addEventListener("change", () => { if (player) startPlaying(); });
 
 setupWalkthrough(python, () => view);

@@ -89,6 +89,7 @@ export function startPython() {
         booted = true;
         performance.mark("python-ready");
         setStatus("ready", `Python ready: Python ${message.python}, pyapp ${message.pyapp}`);
+        if (statusElement()) statusElement().dataset.start = message.start; // "snapshot" or "fresh" (DR-002)
         resolve(message);
       } else if (message.type === "boot-error") {
         fail(message.message);
@@ -120,7 +121,9 @@ export function startPython() {
           return;
         }
         pending.set(id, { resolve, reject });
-        worker.postMessage({ type: "call", id, op, args, cancellable });
+        // A call made while Python starts (the explorer's map is drawn before) waits for it; if Python
+        // never starts, stop() has rejected the call already.
+        ready.then(() => worker.postMessage({ type: "call", id, op, args, cancellable }), () => {});
       });
     },
     /** Ask the running cancellable operation to stop. */

@@ -99,9 +99,13 @@ export function setupWalkthrough(python, currentSearch) {
     try {
       const result = await python.call("explain", { search, settings: readSettings(), api_key: readKey() },
         { cancellable: true });
-      $("explain-status").textContent = result.entry.outcome === "infrastructure_failure" || result.entry.outcome === "cancelled"
-        ? result.entry.message : "Answer received and logged.";
-      showExplanation(result);
+      const { outcome, message } = result.entry;
+      $("explain-status").dataset.outcome = outcome;
+      // A call that got no answer is told once, in the status line, with no empty answer to show.
+      const unanswered = outcome === "infrastructure_failure" || outcome === "cancelled";
+      $("explain-status").textContent = unanswered ? message : "Answer received and logged.";
+      if (unanswered) $("explanation").hidden = true;
+      else showExplanation(result);
       if ($("audit-view").open) await refreshAudit(python);
     } catch (error) {
       $("explain-status").textContent = `No call was made: ${error.message}`;

@@ -1,7 +1,8 @@
 // The Web Worker that runs Pyodide and pyapp, so long computations never freeze the page.
 // The build writes PYODIDE_FOLDER, Pyodide's folder named by its version (DR-002).
-import { loadPyodide } from "../../PYODIDE_FOLDER/pyodide.mjs";
+import { loadPyodide, version as pyodideVersion } from "../../PYODIDE_FOLDER/pyodide.mjs";
 import * as auditStore from "./audit-store.mjs";
+import * as snapshots from "./snapshot-store.mjs";
 
 let pyodide = null;
 let browser = null;
@@ -33,19 +34,74 @@ async function fetchBytes(url) {
   return response.arrayBuffer();
 }
 
-async function boot({ pyapp, wheels }) {
-  // The wheels download while Pyodide loads (DR-002); a failure is reported where each is awaited.
-  const archives = [...wheels, pyapp].map(fetchBytes);
-  for (const archive of archives) archive.catch(() => {});
-  pyodide = await loadPyodide({
-    indexURL: new URL("../../PYODIDE_FOLDER/", import.meta.url).href,
-    // The standard library precompiled at build time, which halves the boot; the build writes its hash here (DR-002).
-    stdLibURL: new URL("../../PYODIDE_FOLDER/python_stdlib.pyc.zip?v=STDLIB_PYC_HASH", import.meta.url).href,
-  });
+const RUNTIME = {
+  indexURL: new URL("../../PYODIDE_FOLDER/", import.meta.url).href,
+  // The standard library precompiled at build time, which halves the boot; the build writes its hash here (DR-002).
+  stdLibURL: new URL("../../PYODIDE_FOLDER/python_stdlib.pyc.zip?v=STDLIB_PYC_HASH", import.meta.url).href,
+};
+
+/**
+ * Pyodide with the wheels unpacked and pyapp.browser imported: the state a memory snapshot holds.
+ * `archives` are the wheels' bytes, promised: fetched while Pyodide loads.
+ */
+async function start(options, archives) {
+  const started = await loadPyodide({ ...RUNTIME, ...options });
   // pyapp is a wheel too, built from pyproject.toml (DR-002); each unpacks into the working folder, on sys.path.
-  for (const archive of archives) {
-    pyodide.unpackArchive(await archive, "wheel");
+  // A restored snapshot has the modules imported but not the files (pyapp reads its data files), so always.
+  for (const archive of archives) started.unpackArchive(await archive, "wheel");
+  started.runPython("import pyapp.browser");
+  return started;
+}
+
+/**
+ * The memory snapshot of a fresh start, or null where this Pyodide has no such option or cannot
+ * take one. Taken before the worker's own JavaScript modules are registered and before any
+ * visitor's call, so it holds nothing of theirs (no key, no log) and nothing it cannot restore.
+ */
+function takeSnapshot(started) {
+  if (!snapshots.supported || typeof started.makeMemorySnapshot !== "function") return null;
+  try {
+    return started.makeMemorySnapshot();
+  } catch (error) {
+    console.warn(`No start-up snapshot: ${error.message}`);
+    return null;
   }
+}
+
+/**
+ * Start Python from the snapshot this browser keeps, made by an earlier visit with the same
+ * Pyodide, standard library and wheels (DR-002); otherwise, or when restoring fails, start it
+ * afresh and take a new snapshot. Pyodide's snapshot options are private and experimental
+ * (underscore-prefixed), hence every guard here.
+ */
+async function startPython(urls) {
+  const key = [pyodideVersion, RUNTIME.stdLibURL, ...urls].join("\n");
+  const archives = urls.map(fetchBytes);
+  archives.forEach((archive) => archive.catch(() => {})); // a failed fetch is reported where it is awaited
+  const found = await snapshots.find(key).catch((error) => {
+    console.warn(`The saved start-up snapshot could not be read (${error.message}); starting afresh.`);
+    return null;
+  });
+  if (found) {
+    // Decompressed while Pyodide fetches and compiles its WebAssembly; loadPyodide awaits it and
+    // rejects when it does.
+    const snapshot = snapshots.bytes(found);
+    snapshot.catch(() => {});
+    try {
+      return { started: await start({ _loadSnapshot: snapshot }, archives), from: "snapshot" };
+    } catch (error) {
+      console.warn(`The saved start-up snapshot could not be restored (${error.message}); starting afresh.`);
+      await snapshots.remove().catch(() => {});
+    }
+  }
+  const started = await start({ _makeSnapshot: true }, archives);
+  const snapshot = takeSnapshot(started);
+  return { started, from: "fresh", keep: snapshot && (() => snapshots.write(key, snapshot)) };
+}
+
+async function boot({ pyapp, wheels }) {
+  const { started, from, keep } = await startPython([...wheels, pyapp]);
+  pyodide = started;
   pyodide.registerJsModule("kdt_audit_store", auditStore);
   pyodide.registerJsModule("kdt_worker", {
     emit: (json) => self.postMessage({ type: "event", event: JSON.parse(json) }),
@@ -59,7 +115,8 @@ async function boot({ pyapp, wheels }) {
     new_signal: (timeoutMs) => AbortSignal.any([aborter.signal, AbortSignal.timeout(timeoutMs)]),
   });
   browser = pyodide.pyimport("pyapp.browser");
-  return JSON.parse(browser.hello());
+  if (from === "snapshot") browser.after_restore();
+  return { ready: { ...JSON.parse(browser.hello()), start: from }, keep };
 }
 
 self.addEventListener("message", async (event) => {
@@ -70,11 +127,16 @@ self.addEventListener("message", async (event) => {
       self.postMessage({ type: "boot-error", message: problem });
       return;
     }
+    let booted;
     try {
-      self.postMessage({ type: "ready", ...(await boot(message)) });
+      booted = await boot(message);
     } catch (error) {
       self.postMessage({ type: "boot-error", message: String(error.message || error) });
+      return;
     }
+    self.postMessage({ type: "ready", ...booted.ready });
+    // Compressed and stored after "ready", off the visitor's wait; a later visit starts from it.
+    await booted.keep?.().catch((error) => console.warn(`The start-up snapshot was not kept: ${error.message}`));
   } else if (message.type === "cancel") {
     cancelRequested = true;
     aborter.abort();

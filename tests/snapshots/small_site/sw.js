@@ -4,24 +4,25 @@
 "use strict";
 
 const FILES = {
- "ai-eval/index.html": "7842daf0e4bf",
+ "ai-eval/index.html": "6df056cbc4e6",
  "app/small_site-0.1-py3-none-any.whl": "7429e83d59a0",
- "decisions/DR-001/index.html": "b645e64cc8ba",
- "decisions/DR-002/index.html": "db01baa3c521",
+ "decisions/DR-001/index.html": "6fe56c02f171",
+ "decisions/DR-002/index.html": "1506d853d1bd",
  "decisions/feed.xml": "cac584946cdd",
- "decisions/index.html": "3c8a82f0a2bd",
+ "decisions/index.html": "187a55985c84",
  "decisions/src/DR-001-first.md": "f4ecfbb8f70b",
  "decisions/src/DR-002-second.md": "5f3e0cf1f76a",
- "explorer/index.html": "52e689f37989",
- "index.html": "a1a57027dba9",
+ "experiments/index.html": "8a4afe2ace44",
+ "explorer/index.html": "3ea7d1a49ffe",
+ "index.html": "a6119b213266",
  "pyodide/0.0.1/pyodide-lock.json": "91cd3bc2321f",
  "pyodide/0.0.1/pyodide.asm.mjs": "56343b130bf7",
  "pyodide/0.0.1/pyodide.asm.wasm": "9022a4e37cb3",
  "pyodide/0.0.1/pyodide.mjs": "381569709b41",
- "static/css/site.css": "c831ea545dc7",
+ "static/css/site.css": "1c4845525c3e",
  "static/js/start.js": "502333cc8e40"
 };
-const VERSION = "0f44d96a4475";
+const VERSION = "a2f1fbcd48a5";
 const ROOT = new URL("./", self.location.href).href; // sw.js sits at the site's root
 // One cache per version and per site: two copies of the site on one host keep their own.
 const PREFIX = `kd-tree-explorer ${ROOT} `;

@@ -1,0 +1,104 @@
+"""Browser tests of the explorer's look: after an explanation, in the dark theme, and the tree view on the first
+screen with the map at every desktop width."""
+
+from __future__ import annotations
+
+import pytest
+from test_layout_browser import AXE, OVERFLOW, RUN_AXE
+from test_walkthrough_browser import Explorer, answered, faithful
+
+pytestmark = pytest.mark.browser
+
+# The light palette's fills that used to be written into the explorer's CSS.
+LIGHT_FILLS = {"rgb(255, 255, 255)", "rgb(242, 239, 231)", "rgb(255, 241, 194)"}
+FILLS = """() => {
+  const style = (selector) => getComputedStyle(document.querySelector(selector));
+  return {
+    ground: style("#map .ground").fill,
+    node: style("#tree-view .node:not(.seen)").fill,
+    tree: style("#tree-scroll").backgroundColor,
+    caption: style("#step-caption").backgroundColor,
+    current: style("#trace-list li[aria-current]").backgroundColor,
+    kbd: style(".keys kbd").backgroundColor,
+  };
+}"""
+
+
+def inside(page, selector: str) -> bool:
+    box = page.locator(selector).bounding_box()
+    size = page.viewport_size
+    return (box is not None and box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= size["width"]
+            and box["y"] + box["height"] <= size["height"])
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["390x844", "1280x800"])
+def test_after_an_explanation_nothing_scrolls_sideways_and_axe_finds_nothing(browser, site, size):
+    width, height = size
+    # The pages' policy refuses the injected axe-core script (it is inline): this context bypasses it.
+    ui = Explorer(browser, site, bypass_csp=True, viewport={"width": width, "height": height})
+    try:
+        ui.explain("anthropic", [answered("anthropic", faithful(ui.page))])
+        page = ui.page
+        assert ui.shown_outcome() == "grounded"
+        page.click("#audit-view summary")
+        page.wait_for_selector("#audit-table tbody tr")
+        assert page.is_visible("#checks tbody tr") and page.is_visible("#prose")
+        assert page.evaluate(OVERFLOW) <= 0
+        page.add_script_tag(path=str(AXE))
+        assert page.evaluate(RUN_AXE) == []
+    finally:
+        ui.context.close()
+
+
+def test_dark_theme_fills_the_map_tree_and_trace_from_the_dark_palette(browser, site):
+    context = browser.new_context(color_scheme="dark", bypass_csp=True, viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        page.goto(site.url + "explorer/")
+        page.wait_for_selector("body[data-explorer-ready='true']", timeout=90_000)
+        page.click("#next-step")  # a node not yet visited keeps its unfilled look
+        fills = page.evaluate(FILLS)
+        assert LIGHT_FILLS.isdisjoint(fills.values()), fills
+        page.add_script_tag(path=str(AXE))
+        assert page.evaluate(RUN_AXE) == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("size", [(900, 800), (1024, 768), (1100, 800), (1199, 800)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_tree_view_is_on_the_first_screen_with_the_map(browser, site, size):
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    try:
+        page = context.new_page()
+        page.goto(site.url + "explorer/")
+        page.wait_for_selector("body[data-explorer-ready='true']", timeout=90_000)
+        for selector in ("#map", "#tree-view .node.current", "#step-caption", "#trace-list [aria-current]"):
+            assert inside(page, selector), selector
+        visible = page.evaluate("() => document.getElementById('tree-scroll').getBoundingClientRect().height")
+        assert visible >= 100
+    finally:
+        context.close()
+
+
+def test_fit_shows_the_whole_of_a_wide_radius_tree(browser, site):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        page.goto(site.url + "explorer/")
+        page.wait_for_selector("body[data-explorer-ready='true']", timeout=90_000)
+        page.select_option("#kind", "radius:0.003")
+        page.wait_for_selector("#tree-view .stub >> nth=10")
+        wide = "() => { const box = document.getElementById('tree-scroll'); return box.scrollWidth - box.clientWidth; }"
+        assert page.evaluate(wide) > 1000  # far wider than its panel
+        page.click("#tree-fit")
+        assert page.get_attribute("#tree-fit", "aria-pressed") == "true"
+        assert page.evaluate(wide) <= 0
+        panel = page.locator("#tree-scroll").bounding_box()
+        for mark in page.locator("#tree-view .node, #tree-view .stub").all():
+            box = mark.bounding_box()
+            assert panel["x"] <= box["x"] and box["x"] + box["width"] <= panel["x"] + panel["width"] + 1
+        page.click("#next-decision")  # stepping still works on the overview
+        assert page.get_attribute("#tree-view .node.current", "data-node") == page.get_attribute(
+            "#step-caption", "data-node")
+    finally:
+        context.close()
