@@ -190,7 +190,7 @@ BROKEN = [
     ("template-asset-call", lambda r: add_to_template(r, "page.html.j2", "<img src=\"{{ asset('static/no.png') }}\">"),
      "site_src/templates/page.html.j2:3: asset 'static/no.png' is not a file of the site"),
     ("template-written-absolute-url", lambda r: add_to_template(r, "records.html.j2", "<a href=\"/about/\">x</a>"),
-     "decisions/index.html:28: absolute link '/about/': links must be relative, written by the templates of this page"),
+     "decisions/index.html:29: absolute link '/about/': links must be relative, written by the templates of this page"),
     ("template-page-literal-link", lambda r: add_page(r, "more.html", TEMPLATE_PAGE.replace("{}", "<a href=gone/>")),
      "site_src/pages/more.html:6: broken internal link 'gone/'"),
     ("template-page-link-call", lambda r: add_page(r, "more.html", TEMPLATE_PAGE.replace(
