@@ -72,6 +72,7 @@ bench: $(VENV)/.bench-deps node_modules/.package-lock.json chromium engines
 	$(PY) bench/bench_engines.py --runs 3
 	$(PY) bench/bench_kdtree.py --queries 500
 	$(PY) bench/bench_rebuild.py
+	$(PY) bench/bench_repeats.py
 	$(PY) bench/bench_stats.py
 	$(PY) bench/bench_lighthouse.py --runs 3
 	$(PY) bench/bench_lighthouse.py --runs 3 --preset desktop
