@@ -217,3 +217,44 @@ def test_a_baseline_exported_by_the_page_is_the_command_lines_and_diffs_the_same
     assert page.locator("#diff-rules li").all_inner_texts() == [r["text"] for r in report["rules"]]
     assert page.inner_text("#diff-verdict") == report["result_text"]
     assert page.locator("#diff-result .note").all_inner_texts() == [c["text"] for c in report["changed"]]
+
+
+def test_runs_made_through_the_provider_group_flip_and_compare_as_the_command_line_says(context, site, tmp_path):
+    fake = FakeAnthropic()
+    context.route(ANTHROPIC, fake)
+    page = open_eval(context, site)
+
+    def run_with(wrong: set[str], button: str) -> None:
+        fake.wrong = wrong
+        page.click(button)
+        assert "has an answer for every case" in wait_run_end(page)
+
+    page.fill("#model", "claude-x")
+    page.dispatch_event("#model", "change")
+    run_with({"C02"}, "#start-run")
+    x = page.get_attribute("#configurations article.configuration >> nth=0", "data-config")
+    run_with({"C02", "C05"}, f"article[data-config='{x}'] button.repeat")
+    run_with({"C05"}, f"article[data-config='{x}'] button.repeat")
+    page.fill("#model", "claude-y")
+    page.dispatch_event("#model", "change")
+    run_with({"C09"}, "#start-run")
+    y = next(c for c in page.eval_on_selector_all("#configurations article", "a => a.map(i => i.dataset.config)")
+             if c != x)
+    run_with(set(), f"article[data-config='{y}'] button.repeat")
+    assert len(fake.asked) == 100
+
+    path = export_json(page, tmp_path)
+    groups = {g["id"]: g for g in cli("report", str(path), "--configurations", "--json")["configurations"]}
+    assert (groups[x]["k"], groups[y]["k"]) == (3, 2)
+    assert groups[x]["figures"]["flipping"] == ["C02", "C05"] and groups[y]["figures"]["flipping"] == ["C09"]
+    for group in groups.values():
+        shown = figures_of(page, f"article[data-config='{group['id']}']")
+        assert shown["Flip rate"] == group["display"]["flip_rate"]
+        assert shown["Noise floor (95%)"] == group["display"]["floor"]
+    page.select_option("#config-x", x)
+    page.select_option("#config-y", y)
+    page.click("#compare-configs")
+    page.wait_for_selector("#config-figures")
+    expected = cli("compare", str(path), "--config", x, "--config", y, "--json")
+    assert figures_of(page, "#config-figures")["Difference"] == expected["display"]["difference"]
+    assert page.locator("#config-comparison .floor-text").all_inner_texts() == expected["floor_text"]
