@@ -25,6 +25,7 @@ def test_the_page_imports_the_terminals_log_and_shows_reports_numbers(context, s
     page.wait_for_selector("#import-message:has-text('Imported 40 entries')")
     for run_id, report in reports.items():
         shown = report["display"]
+        page.wait_for_selector(f"#runs tr[data-run='{run_id}']")  # the message comes before the list is redrawn
         row = runs_list_row(page, run_id)
         # The runs list splits the command line's "k/n (share, 95% CI low to high)" over two columns.
         assert f"{row[3].removesuffix(')')}, 95% CI {row[4]})" == shown["grounded"], run_id

@@ -618,14 +618,21 @@ function base64(buffer) {
 $("import-file").addEventListener("change", async () => {
   const file = $("import-file").files[0];
   if (!file) return;
+  let result;
   try {
     // The file's bytes, not file.text(): Python decodes them strictly, as the command line does.
-    const result = await python.call("import_audit", { data: base64(await file.arrayBuffer()) });
-    $("import-message").textContent = `Imported ${result.added} entries (${result.skipped} were already here).`;
-    await refreshRuns();
+    result = await python.call("import_audit", { data: base64(await file.arrayBuffer()) });
   } catch (error) {
     $("import-message").textContent = `Nothing was imported: ${error.message}`;
+    return;
   } finally {
     $("import-file").value = "";
   }
+  // Said once the lists show the imported runs, so what the message reports is on the page.
+  try {
+    await refreshRuns();
+  } catch (error) {
+    $("runs-message").textContent = `The runs could not be shown: ${error.message}`;
+  }
+  $("import-message").textContent = `Imported ${result.added} entries (${result.skipped} were already here).`;
 });
