@@ -104,6 +104,54 @@ def test_keyboard_moves_the_query_and_steps(watched, site):
     assert page.get_attribute("#step-caption", "aria-live") == "polite"
 
 
+def map_to_screen(page, x: float, y: float) -> tuple[float, float]:
+    """The viewport position of map point (``x``, ``y``)."""
+    return tuple(page.evaluate("""([x, y]) => {
+      const at = new DOMPoint(x, y).matrixTransform(document.getElementById("map").getScreenCTM());
+      return [at.x, at.y];
+    }""", [x, y]))
+
+
+def test_hover_names_the_business_under_the_pointer_and_focus_the_one_nearest_the_query(watched, site):
+    from pyapp.explorer import search_view, tree_view
+
+    page = open_explorer(watched, site)
+    nodes = tree_view("median-first")["nodes"]
+    # A business at least 3 map units from every other, so the pointer on it names it and no other.
+    alone = next(node for node in nodes if min((n["x"] - node["x"]) ** 2 + (n["y"] - node["y"]) ** 2
+                                               for n in nodes if n is not node) > 9)
+    label = page.locator("#map-point")
+    assert label.get_attribute("role") == "status" and label.inner_text() == ""
+    page.mouse.move(*map_to_screen(page, alone["x"], alone["y"]))
+    page.wait_for_function("(title) => document.getElementById('map-point').textContent === title",
+                           arg=alone["title"])
+    assert page.locator("#layer-hover circle.hovered").count() == 1
+    box, at = label.bounding_box(), map_to_screen(page, alone["x"], alone["y"])
+    assert box["width"] > 0 and box["y"] + box["height"] <= at[1]  # the label sits above the point
+    page.mouse.move(5, 5)  # off the map
+    page.wait_for_function("document.getElementById('map-point').textContent === ''")
+    assert page.locator("#layer-hover circle").count() == 0
+
+    titles = {node["id"]: node["title"] for node in nodes}
+    page.focus("#order")
+    for _ in range(6):  # back from the settings to the map, as a keyboard user goes
+        if page.evaluate("document.activeElement.id") == "map":
+            break
+        page.keyboard.press("Shift+Tab")
+    assert page.evaluate("document.activeElement.id") == "map"
+    nearest = search_view("median-first", "nearest", 24.9445, 60.1705)["result"]["id"]
+    assert label.inner_text() == f"Nearest business to the query: {titles[nearest]}"
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    wait_for_search(page, "24.9445000")
+    moved = search_view("median-first", "nearest", 24.9445, 60.1701)["result"]["id"]
+    assert moved != nearest
+    page.wait_for_function("(text) => document.getElementById('map-point').textContent === text",
+                           arg=f"Nearest business to the query: {titles[moved]}")
+    page.keyboard.press("Tab")
+    assert label.inner_text() == ""
+
+
 def inside_viewport(page, selector: str) -> bool:
     return page.evaluate("""(selector) => {
       const box = document.querySelector(selector).getBoundingClientRect();

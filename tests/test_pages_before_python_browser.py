@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import wait_for_python
-from pyapp.explorer import search_view
+from pyapp.explorer import search_view, tree_view
 
 pytestmark = pytest.mark.browser
 
@@ -52,7 +52,13 @@ def test_explorer_shows_its_default_search_before_python_and_python_renders_the_
     before = explorer_state(blocked)
     assert BLOCKED in wait_for_python(blocked)
     assert explorer_state(blocked) == before  # a failed start leaves the default state in place
-    assert blocked.locator("#map circle.point").count() == 1188
+    # Every business is one dot of one path (DR-007), at the coordinates pyapp computes.
+    dots = blocked.evaluate("""() => [...document.querySelectorAll('#map path.points')].map(
+        (path) => path.getAttribute('d').match(/M[^M]+/g))""")
+    as_js = lambda value: str(int(value)) if value == int(value) else str(value)  # noqa: E731 - JS's number text
+    assert dots == [[f"M{as_js(node['x'])},{as_js(node['y'])}h0" for node in tree_view("median-first")["nodes"]]]
+    assert len(dots[0]) == 1188
+    assert blocked.locator("#map circle").count() < 10  # the search's marks only, never one per business
     assert blocked.locator("#map path.split").count() == 7  # one path per depth class
     assert blocked.locator("#layer-search circle.current").count() == 1
     assert len(before["steps"]) == int(before["figures"][0]) > 1
