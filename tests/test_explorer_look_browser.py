@@ -4,6 +4,7 @@ screen with the map at every desktop width."""
 from __future__ import annotations
 
 import pytest
+from test_explorer_browser import map_to_screen
 from test_layout_browser import AXE, OVERFLOW, RUN_AXE
 from test_walkthrough_browser import Explorer, answered, faithful
 
@@ -22,6 +23,16 @@ FILLS = """() => {
     kbd: style(".keys kbd").backgroundColor,
   };
 }"""
+
+
+def hover_a_business(page) -> str:
+    """Move the pointer onto the first business of the map; return the name label's text once shown."""
+    page.evaluate("document.getElementById('map').scrollIntoView({block: 'start'})")
+    x, y = page.evaluate("() => document.querySelector('#map .points').getAttribute('d').match(/M([^,]+),([^h]+)h0/)"
+                         ".slice(1).map(Number)")
+    page.mouse.move(*map_to_screen(page, x, y))
+    page.wait_for_function("document.getElementById('map-point').textContent !== ''")
+    return page.inner_text("#map-point")
 
 
 def inside(page, selector: str) -> bool:
@@ -44,6 +55,7 @@ def test_after_an_explanation_nothing_scrolls_sideways_and_axe_finds_nothing(bro
         page.wait_for_selector("#audit-table tbody tr")
         assert page.is_visible("#checks tbody tr") and page.is_visible("#prose")
         assert page.evaluate(OVERFLOW) <= 0
+        assert hover_a_business(page)  # the name label is part of the page axe checks
         page.add_script_tag(path=str(AXE))
         assert page.evaluate(RUN_AXE) == []
     finally:
@@ -59,6 +71,10 @@ def test_dark_theme_fills_the_map_tree_and_trace_from_the_dark_palette(browser, 
         page.click("#next-step")  # a node not yet visited keeps its unfilled look
         fills = page.evaluate(FILLS)
         assert LIGHT_FILLS.isdisjoint(fills.values()), fills
+        assert hover_a_business(page)
+        colours = page.evaluate("""() => [getComputedStyle(document.querySelector("#map .points")).stroke,
+                                          getComputedStyle(document.getElementById("map-point")).backgroundColor]""")
+        assert colours == ["rgb(138, 184, 240)", "rgb(230, 227, 220)"]  # the dark palette's --accent and --ink
         page.add_script_tag(path=str(AXE))
         assert page.evaluate(RUN_AXE) == []
     finally:

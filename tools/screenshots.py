@@ -1,7 +1,8 @@
 """Write a PNG of every page at a phone's and a laptop's width into screenshots/, for review.
 
 Builds dist/, serves it on a loopback port and drives Debian's Chromium: ``make screenshots``.
-The Python pages are taken once Python is ready (or has failed).
+The Python pages are taken once Python is ready (or has failed). The explorer is taken again in
+the dark theme, with the pointer on a business so its name label shows.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 import build  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
 
-PAGES = {"home": "", "explorer": "explorer/", "ai-eval": "ai-eval/", "decisions": "decisions/",
-         "record": "decisions/DR-001/", "404": "no-such-page"}
+PAGES = {"home": "", "explorer": "explorer/", "ai-eval": "ai-eval/", "experiments": "experiments/",
+         "decisions": "decisions/", "record": "decisions/DR-001/", "404": "no-such-page"}
 WIDTHS = (390, 1280)
 
 
@@ -42,6 +43,15 @@ def main() -> int:
                     target = out / f"{name}-{width}.png"
                     page.screenshot(path=str(target), full_page=True)
                     print(target.relative_to(ROOT))
+                page.close()
+                page = browser.new_page(viewport={"width": width, "height": 800}, color_scheme="dark")
+                page.goto(served.url + "explorer/")
+                page.wait_for_selector("#python-status:not([data-state='loading'])", timeout=90_000)
+                box = page.locator("#map").bounding_box()
+                page.mouse.move(box["x"] + box["width"] * .45, box["y"] + box["height"] * .45)
+                target = out / f"explorer-dark-{width}.png"
+                page.screenshot(path=str(target), full_page=True)
+                print(target.relative_to(ROOT))
                 page.close()
             browser.close()
     finally:
