@@ -47,8 +47,13 @@ def main() -> int:
                 page = browser.new_page(viewport={"width": width, "height": 800}, color_scheme="dark")
                 page.goto(served.url + "explorer/")
                 page.wait_for_selector("#python-status:not([data-state='loading'])", timeout=90_000)
-                box = page.locator("#map").bounding_box()
-                page.mouse.move(box["x"] + box["width"] * .45, box["y"] + box["height"] * .45)
+                page.mouse.move(*page.evaluate("""() => {  // onto the map's first business
+                  const [x, y] = document.querySelector("#map .points").getAttribute("d").match(/M([^,]+),([^h]+)h0/)
+                    .slice(1).map(Number);
+                  const at = new DOMPoint(x, y).matrixTransform(document.getElementById("map").getScreenCTM());
+                  return [at.x, at.y];
+                }"""))
+                page.wait_for_function("document.getElementById('map-point').textContent !== ''")
                 target = out / f"explorer-dark-{width}.png"
                 page.screenshot(path=str(target), full_page=True)
                 print(target.relative_to(ROOT))
