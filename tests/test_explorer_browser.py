@@ -337,3 +337,20 @@ def test_tree_view_agrees_with_the_cli_and_jumps_to_a_node_step(watched, site):
     assert inside_viewport(page, "#tree-view .node.current")
     seen = page.locator("#tree-view .node.seen").count()
     assert seen == sum(1 for step in visits.values() if step <= visits[deepest])
+
+    # The map marks each visited node where the command line's trace puts it, at every visit step.
+    from pyapp.explorer import MAP_WIDTH, map_area
+
+    area = map_area("shuffled")
+    scale = MAP_WIDTH / (area["max_lon"] - area["min_lon"])
+    marked = page.evaluate("""(steps) => steps.map((step) => {
+      const jump = document.getElementById("jump");
+      jump.value = step;
+      jump.dispatchEvent(new Event("change"));
+      const ring = document.querySelector("#layer-search circle.current");
+      return [Number(ring.getAttribute("cx")), Number(ring.getAttribute("cy"))];
+    })""", [s["index"] for s in expected["trace"] if s["action"] == "visit"])
+    where = [((s["lon"] - area["min_lon"]) * scale, (area["max_lat"] - s["lat"]) * scale)
+             for s in expected["trace"] if s["action"] == "visit"]
+    assert len(marked) == len(visits) > 5
+    assert [tuple(xy) for xy in marked] == [(pytest.approx(x, abs=0.06), pytest.approx(y, abs=0.06)) for x, y in where]
