@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from test_explorer_browser import map_to_screen
-from test_layout_browser import AXE, OVERFLOW, RUN_AXE
+from test_layout_browser import AXE, OVERFLOW, RUN_AXE, overflow_by_width
 from test_walkthrough_browser import Explorer, answered, faithful
 
 pytestmark = pytest.mark.browser
@@ -58,6 +58,8 @@ def test_after_an_explanation_nothing_scrolls_sideways_and_axe_finds_nothing(bro
         assert hover_a_business(page)  # the name label is part of the page axe checks
         page.add_script_tag(path=str(AXE))
         assert page.evaluate(RUN_AXE) == []
+        if width == 1280:  # the same state at every width of the layout tests
+            assert overflow_by_width(page) == {}
     finally:
         ui.context.close()
 

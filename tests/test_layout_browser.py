@@ -19,6 +19,8 @@ pytestmark = pytest.mark.browser
 
 WIDTHS = (360, 390, 768, 1024, 1280, 1440)
 STATIC_PAGES = ("", "experiments/", "decisions/", "decisions/DR-001/", "decisions/DR-006/", "no-such-page")
+# The Python pages as a visitor first sees them, before Python is ready; later states have their own tests.
+PYTHON_PAGES = ("explorer/", "ai-eval/")
 AXE = build.ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # Run ids and model names as long as the audit log allows: they must wrap, not widen the page.
 LONG_RUNS = ("run-" + "a" * 60, "run-" + "b" * 60)
@@ -68,7 +70,7 @@ def overflow_by_width(page) -> dict[int, int]:
     return {width: extra for width, extra in found.items() if extra > 0}
 
 
-@pytest.mark.parametrize("path", STATIC_PAGES)
+@pytest.mark.parametrize("path", STATIC_PAGES + PYTHON_PAGES)
 def test_page_does_not_scroll_sideways_at_any_width(browser, site, path):
     context, page = page_at(browser)
     try:
@@ -96,7 +98,7 @@ def axe_violations(page) -> dict[int, list[str]]:
 
 
 # The pages' policy refuses the injected axe-core script (it is inline): these contexts bypass it.
-@pytest.mark.parametrize("path", STATIC_PAGES)
+@pytest.mark.parametrize("path", STATIC_PAGES + PYTHON_PAGES)
 def test_axe_finds_no_violations(browser, site, path):
     context, page = page_at(browser, bypass_csp=True)
     try:
