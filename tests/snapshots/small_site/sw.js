@@ -4,25 +4,25 @@
 "use strict";
 
 const FILES = {
- "ai-eval/index.html": "6df056cbc4e6",
+ "ai-eval/index.html": "5a660083d915",
  "app/small_site-0.1-py3-none-any.whl": "7429e83d59a0",
- "decisions/DR-001/index.html": "6fe56c02f171",
- "decisions/DR-002/index.html": "1506d853d1bd",
+ "decisions/DR-001/index.html": "4e01b61d44aa",
+ "decisions/DR-002/index.html": "3cc8294eb3b3",
  "decisions/feed.xml": "cac584946cdd",
- "decisions/index.html": "187a55985c84",
+ "decisions/index.html": "8feed4cfa5bb",
  "decisions/src/DR-001-first.md": "f4ecfbb8f70b",
  "decisions/src/DR-002-second.md": "5f3e0cf1f76a",
- "experiments/index.html": "8a4afe2ace44",
- "explorer/index.html": "3ea7d1a49ffe",
- "index.html": "a6119b213266",
+ "experiments/index.html": "20696caba388",
+ "explorer/index.html": "4606f76f7dcf",
+ "index.html": "5ea564714427",
  "pyodide/0.0.1/pyodide-lock.json": "91cd3bc2321f",
  "pyodide/0.0.1/pyodide.asm.mjs": "56343b130bf7",
  "pyodide/0.0.1/pyodide.asm.wasm": "9022a4e37cb3",
  "pyodide/0.0.1/pyodide.mjs": "381569709b41",
- "static/css/site.css": "1c4845525c3e",
+ "static/css/site.css": "c17a56605ac3",
  "static/js/start.js": "502333cc8e40"
 };
-const VERSION = "a2f1fbcd48a5";
+const VERSION = "241986507e2e";
 const ROOT = new URL("./", self.location.href).href; // sw.js sits at the site's root
 // One cache per version and per site: two copies of the site on one host keep their own.
 const PREFIX = `kd-tree-explorer ${ROOT} `;
