@@ -72,6 +72,29 @@ def test_explorer_shows_its_default_search_before_python_and_python_renders_the_
     assert explorer_state(ready) == before
 
 
+def test_a_search_asked_for_before_python_is_ready_says_it_waits_then_runs(context, site):
+    held = []  # Pyodide's files, kept waiting until the page has been asked for a search
+    context.route("**/pyodide/**", lambda route: held.append(route))
+    page = context.new_page()
+    page.goto(site.url + "explorer/")
+    page.wait_for_selector("#step-caption[data-step='1']")
+    page.click("#map", position={"x": 120, "y": 90})
+    page.wait_for_selector("#query-message:has-text('Python is still starting')", timeout=5_000)
+    assert page.get_attribute("#query-message", "role") == "alert"
+    lon, lat = page.input_value("#lon"), page.input_value("#lat")
+    assert held and not page.evaluate("document.body.dataset.explorerReady")
+
+    for route in list(held):
+        route.continue_()
+    context.unroute("**/pyodide/**")  # lets go of any request held since
+    page.wait_for_selector("body[data-explorer-ready='true']", timeout=90_000)
+    page.wait_for_selector("#query-message:empty", state="attached")
+    shown = page.evaluate("Object.fromEntries(new URLSearchParams(location.search))")
+    assert (shown["lon"], shown["lat"]) == (str(float(lon)), str(float(lat)))
+    expected = search_view("median-first", "nearest", float(lon), float(lat))
+    assert page.inner_text("#step-count") == str(len(expected["trace"]))
+
+
 def test_evalset_table_and_guidance_show_before_python_and_python_renders_the_same(context, site):
     blocked = open_without_pyodide(context, site.url + "ai-eval/")
     assert BLOCKED in wait_for_python(blocked)

@@ -12,6 +12,7 @@ let view = null;
 let current = 0;
 let player = null;
 let toMap = null;
+let pythonReady = false;
 
 function svg(name, attributes, parent) {
   const element = document.createElementNS(SVG, name);
@@ -34,7 +35,9 @@ function drawTree() {
   map.replaceChildren();
   map.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg("rect", { width, height, class: "ground" }, map);
-  for (const layer of ["pruned", "lines", "points", "search", "overlay", "hover"]) svg("g", { id: `layer-${layer}` }, map);
+  for (const layer of ["pruned", "lines", "points", "search", "overlay", "hover"]) {
+    svg("g", { id: `layer-${layer}` }, map);
+  }
   const lines = $("layer-lines");
   for (const split of tree.splits) svg("path", { d: split.path, class: `split depth-${split.depth}` }, lines);
   // One path for every business, a dot per zero-length segment with round caps: one element to lay out instead
@@ -265,6 +268,10 @@ async function runSearch() {
   const args = { order: $("order").value, kind, lon: Number($("lon").value), lat: Number($("lat").value),
     radius: radius ? Number(radius) : null };
   let shown;
+  // Before Python is ready the default search stays steppable, and a new one waits for Python: say so.
+  if (!pythonReady) {
+    $("query-message").textContent = "Python is still starting: this search runs as soon as it is ready.";
+  }
   try {
     shown = await python.call("search_view", args);
   } catch (error) {
@@ -364,6 +371,7 @@ document.addEventListener("search-shown", ({ detail }) => {
 });
 
 python.ready.then(async () => {
+  pythonReady = true;
   const linkProblem = openLink();
   await loadTree();
   if (linkProblem) $("query-message").textContent = linkProblem;
