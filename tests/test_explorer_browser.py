@@ -175,6 +175,9 @@ def test_one_screen_holds_map_controls_caption_and_current_step(watched, site, s
     assert page.evaluate("scrollY") == 0
     assert {selector: inside_viewport(page, selector) for selector in ONE_SCREEN} == dict.fromkeys(ONE_SCREEN, True)
     assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    # The six step buttons on one row, so the trace list keeps the height a second row would take.
+    rows = page.eval_on_selector_all(".step-controls button", "buttons => buttons.map((b) => b.offsetTop)")
+    assert len(rows) == 6 and len(set(rows)) == 1
     if size == (1280, 800):
         page.screenshot(path=str(shots_folder() / "explorer-1280.png"))
 
