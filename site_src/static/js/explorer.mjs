@@ -269,16 +269,20 @@ async function runSearch() {
     radius: radius ? Number(radius) : null };
   let shown;
   // Before Python is ready the default search stays steppable, and a new one waits for Python: say so.
+  const message = $("query-message");
   if (!pythonReady) {
-    $("query-message").textContent = "Python is still starting: this search runs as soon as it is ready.";
+    message.textContent = "Python is still starting: this search runs as soon as it is ready.";
+    message.dataset.waiting = "true";
   }
   try {
     shown = await python.call("search_view", args);
   } catch (error) {
-    $("query-message").textContent = error.message;
+    delete message.dataset.waiting;
+    message.textContent = error.message;
     return;
   }
-  $("query-message").textContent = "";
+  delete message.dataset.waiting;
+  message.textContent = "";
   showSearch(shown);
   document.dispatchEvent(new CustomEvent("search-shown", { detail: args }));
 }
