@@ -65,6 +65,23 @@ TARGETS = {
     "/explorer/": "explorer/",
 }
 VISITS = ("cold", "warm")
+# The two bare pages, added to the built site by this benchmark and by bench_snapshot.
+BARE_FILES = {"bare.html": BARE_PAGE, "bare.mjs": BARE_SCRIPT,
+              "bare-worker.mjs": BARE_WORKER.replace("PYODIDE", PYODIDE)}
+
+
+def profiles_in_turn(playwright, folder: Path, runs: int, **options):
+    """Each run, every target of TARGETS once (the order rotates between runs), each in a fresh on-disk
+    Chromium profile in ``folder``: yields (target, context) and closes the context when the caller moves on.
+    """
+    names = list(TARGETS)
+    for run in range(runs):
+        for target in names[run % len(names):] + names[:run % len(names)]:
+            profile = folder / f"profile-{run}-{names.index(target)}"
+            context = playwright.chromium.launch_persistent_context(
+                str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, **options)
+            yield target, context
+            context.close()
 
 
 def main() -> None:
@@ -73,23 +90,14 @@ def main() -> None:
     args = parser.parse_args()
     times: dict[tuple[str, str], list[float]] = {(t, v): [] for t in TARGETS for v in VISITS}
     kilobytes: dict[tuple[str, str], list[float]] = {(t, v): [] for t in TARGETS for v in VISITS}
-    with tempfile.TemporaryDirectory() as tmp:
-        origin = build_and_serve(Path(tmp), {"bare.html": BARE_PAGE, "bare.mjs": BARE_SCRIPT,
-                                             "bare-worker.mjs": BARE_WORKER.replace("PYODIDE", PYODIDE)})
-        names = list(TARGETS)
-        with sync_playwright() as playwright:
-            for run in range(args.runs):
-                for target in names[run % len(names):] + names[:run % len(names)]:
-                    profile = Path(tmp) / f"profile-{run}-{names.index(target)}"
-                    # Service workers blocked: "warm" is the HTTP cache for the site as for the bare page.
-                    context = playwright.chromium.launch_persistent_context(
-                        str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-                        service_workers="block")
-                    for visit_kind in VISITS:
-                        ms, received = visit(context, origin + TARGETS[target])
-                        times[target, visit_kind].append(ms)
-                        kilobytes[target, visit_kind].append(received / 1e3)
-                    context.close()
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as playwright:
+        origin = build_and_serve(Path(tmp), BARE_FILES)
+        # Service workers blocked: "warm" is the HTTP cache for the site as for the bare page.
+        for target, context in profiles_in_turn(playwright, Path(tmp), args.runs, service_workers="block"):
+            for visit_kind in VISITS:
+                ms, received = visit(context, origin + TARGETS[target])
+                times[target, visit_kind].append(ms)
+                kilobytes[target, visit_kind].append(received / 1e3)
     print(f"navigation to 'Python ready', ms and kB received (min / median / max), {args.runs} runs, turns taken")
     for visit_kind in VISITS:
         for target in TARGETS:

@@ -65,11 +65,17 @@ def test_another_seed_shows_the_command_lines_figures(watched, site):
         "query_id"]
 
 
+def start_with_queries_per_kind(page, per_kind: str) -> str:
+    """Type ``per_kind`` and press Run; the figures shown before."""
+    published = page.inner_html("#figures")
+    page.fill("#per-kind", per_kind)
+    page.click("#run-experiment")
+    return published
+
+
 def test_cancel_stops_the_run_and_keeps_the_figures(watched, site):
     page = open_experiments(watched, site)
-    published = page.inner_html("#figures")
-    page.fill("#per-kind", "500")
-    page.click("#run-experiment")
+    published = start_with_queries_per_kind(page, "500")
     page.wait_for_selector("#cancel-experiment:not([disabled])")
     page.wait_for_selector("#experiment-status:has-text('Running: step')", timeout=60_000)
     page.click("#cancel-experiment")
@@ -80,9 +86,7 @@ def test_cancel_stops_the_run_and_keeps_the_figures(watched, site):
 
 def test_bad_settings_get_a_sentence_and_keep_the_figures(watched, site):
     page = open_experiments(watched, site)
-    published = page.inner_html("#figures")
-    page.fill("#per-kind", "501")
-    page.click("#run-experiment")
+    published = start_with_queries_per_kind(page, "501")
     page.wait_for_selector("#experiment-status:has-text('must be a whole number')")
     assert page.inner_text("#experiment-status") == \
         "The number of queries per kind must be a whole number from 1 to 500."

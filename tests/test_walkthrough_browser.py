@@ -375,40 +375,32 @@ def test_message_content_that_is_not_json_is_a_model_failure(ui):
     ui.assert_key_nowhere()
 
 
-TRUNCATED = {
-    "anthropic": lambda: fulfil(200, anthropic_message([{"type": "text", "text": '{"walkthrough": "The sea'}],
-                                                       "max_tokens")),
-    "openai": lambda: fulfil(200, openai_completion({"content": '{"walkthrough": "The sea'}, "length")),
+# An answer the provider cut at its token limit, and a refusal: (reply per provider, stop logged, words shown).
+MODEL_FAILURES = {
+    "truncated": ({
+        "anthropic": lambda: fulfil(200, anthropic_message([{"type": "text", "text": '{"walkthrough": "The sea'}],
+                                                           "max_tokens")),
+        "openai": lambda: fulfil(200, openai_completion({"content": '{"walkthrough": "The sea'}, "length")),
+    }, "max_tokens", "token limit"),
+    "refusal": ({
+        "anthropic": lambda: fulfil(200, anthropic_message([{"type": "text", "text": "I can't help with that."}],
+                                                           "refusal")),
+        "openai": lambda: fulfil(200, openai_completion({"content": None, "refusal": "I can't help with that."},
+                                                        "stop")),
+    }, "refusal", "declined"),
 }
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
-def test_answer_cut_at_the_token_limit_is_a_model_failure(ui, provider):
-    entry = ui.explain(provider, [TRUNCATED[provider]()])
+@pytest.mark.parametrize("failure", list(MODEL_FAILURES))
+def test_an_answer_cut_at_the_token_limit_or_refused_is_a_model_failure(ui, provider, failure):
+    replies, stop, words = MODEL_FAILURES[failure]
+    entry = ui.explain(provider, [replies[provider]()])
 
     assert ui.shown_outcome() == "model_failure"
     assert_logged(entry, ui.page, provider, "model_failure", status=200, tokens=TOKENS[provider])
-    assert entry["stop"] == "max_tokens"
-    assert "token limit" in ui.page.inner_text("#outcome-detail")
-    ui.assert_key_nowhere()
-
-
-REFUSED = {
-    "anthropic": lambda: fulfil(200, anthropic_message([{"type": "text", "text": "I can't help with that."}],
-                                                       "refusal")),
-    "openai": lambda: fulfil(200, openai_completion({"content": None, "refusal": "I can't help with that."},
-                                                    "stop")),
-}
-
-
-@pytest.mark.parametrize("provider", ["anthropic", "openai"])
-def test_refusal_is_a_model_failure(ui, provider):
-    entry = ui.explain(provider, [REFUSED[provider]()])
-
-    assert ui.shown_outcome() == "model_failure"
-    assert_logged(entry, ui.page, provider, "model_failure", status=200, tokens=TOKENS[provider])
-    assert entry["stop"] == "refusal"
-    assert "declined" in ui.page.inner_text("#outcome-detail")
+    assert entry["stop"] == stop
+    assert words in ui.page.inner_text("#outcome-detail")
     ui.assert_key_nowhere()
 
 
