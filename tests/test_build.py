@@ -482,3 +482,14 @@ def test_real_home_page_sends_explaining_a_search_to_the_explorer(dist):
     assert "explain the search" in explorer_item
     eval_item = next(li for li in re.findall(r"<li>(.*?)</li>", html, flags=re.DOTALL) if "AI evaluation" in li)
     assert "explain a" not in eval_item
+
+
+def test_a_changed_template_fails_the_snapshot_with_a_diff_of_each_page(project, tmp_path):
+    add_to_template(project, "base.html.j2", "<!-- a changed line -->")
+    build.build(project, tmp_path / "dist")
+    report = differences(SNAPSHOT, tmp_path / "dist")
+    pages = sorted(p.relative_to(SNAPSHOT).as_posix() for p in SNAPSHOT.rglob("*.html"))
+    for page in pages:
+        [diff] = [r for r in report if r.startswith(f"--- snapshot/{page}\n+++ built/{page}\n")]
+        assert "\n+<!-- a changed line -->\n" in diff, diff
+    assert len(pages) >= 6
