@@ -101,6 +101,11 @@ def explorer_shows(page, order: str, kind: str, lon: str, lat: str, radius: str 
     assert (page.input_value("#lon"), page.input_value("#lat")) == (lon, lat)
     assert page.inner_text("#nodes-visited") == str(expected["counts"]["nodes_visited"])
     assert page.inner_text("#step-count") == str(len(expected["trace"]))
+    # The tree's figures are the command line's strings, character for character.
+    shown = {name: page.inner_text(f"[data-stat='{name}']") for name in ("size", "depth", "average_depth")}
+    args = [sys.executable, "-m", "pyapp", "trace", "--order", order, "--kind", "nearest", "--lon", lon, "--lat", lat]
+    printed = subprocess.run(args, capture_output=True, text=True, check=True).stdout.splitlines()[1]
+    assert f"tree: {shown['size']} points, depth {shown['depth']}, average depth {shown['average_depth']}" == printed
 
 
 def test_deep_link_opens_that_search_and_each_search_writes_its_own(watched, site):
