@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -38,6 +39,9 @@ MAP_POINT = """(selector) => {
 }"""
 FORGET_STEP = "() => { delete document.getElementById('step-caption').dataset.step; }"
 WASM_FORBIDDING_POLICY = "default-src 'self'; script-src 'self'"
+# A `using` declaration (explicit resource management): Chromium 156 and Firefox 153 parse it, WebKitGTK 2.50
+# does not (DR-002). Added to the explorer's module, it breaks the page in one engine only.
+ONE_ENGINE_SYNTAX = "{ using nothing = null; }\n"
 REQUIRED = {
     "chromium": [],  # conftest's browser fixture says what is missing
     "firefox": [engines.FIREFOX],
@@ -223,6 +227,27 @@ def test_host_forbidding_webassembly_gets_its_message_within_seconds(page, dist)
         status = page.text("#python-status")
         assert status == ("Python could not start: the host's Content-Security-Policy forbids WebAssembly "
                           "(its script-src needs 'wasm-unsafe-eval', see DR-002)."), status
+    finally:
+        served.server.shutdown()
+        served.server.server_close()
+
+
+def test_a_module_with_syntax_only_webkit_rejects_fails_the_boot_check_there(page, engine, dist, tmp_path):
+    """What running the scenarios in every engine is for: a change Chromium alone would pass."""
+    broken = tmp_path / "dist"
+    shutil.copytree(dist, broken, copy_function=os.link)  # links: the copy costs no disk
+    module = broken / "static" / "js" / "explorer.mjs"
+    text = module.read_text(encoding="utf-8")
+    module.unlink()  # the built file keeps its bytes
+    module.write_text(ONE_ENGINE_SYNTAX + text, encoding="utf-8")
+    served = serve(broken, "/kd/")
+    try:
+        page.goto(served.url + "explorer/")
+        if isinstance(engine, engines.WebKitDriver):
+            with pytest.raises(AssertionError, match="Python could not start"):
+                assert_python_ready(page)
+        else:
+            assert_python_ready(page)
     finally:
         served.server.shutdown()
         served.server.server_close()
