@@ -55,6 +55,8 @@ TO_ASK = (CaseStatus.NEVER_ASKED, CaseStatus.CANCELLED, CaseStatus.INFRA_FAILURE
 
 MAX_PROBLEMS_KEPT = 20
 MAX_CACHED_GRADES = 20_000
+# The detail of an answer the grader failed on: a fault of the grader, said without Python's words.
+UNGRADABLE = "the answer could not be graded: the grader failed on it, which is a fault in this site"
 
 
 @dataclass(frozen=True)
@@ -249,9 +251,8 @@ class Grader:
         if found is None:
             try:
                 found = self._grade_answer(answer, stop, case_facts(case(case_id, version)))
-            except Exception as exc:  # noqa: BLE001 - one answer must never stop the page (DR-006)
-                found = Grade(Outcome.MODEL_FAILURE, ModelFailure.SCHEMA_MISMATCH, (), None, None,
-                              f"the answer could not be graded ({type(exc).__name__})")
+            except Exception:  # noqa: BLE001 - one answer must never stop the page (DR-006)
+                found = Grade(Outcome.MODEL_FAILURE, ModelFailure.SCHEMA_MISMATCH, (), None, None, UNGRADABLE)
             if len(self._grades) >= MAX_CACHED_GRADES:
                 self._grades.clear()  # bounds memory on huge logs; a later rebuild just grades again
             self._grades[key] = found
