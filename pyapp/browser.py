@@ -489,7 +489,8 @@ async def agreement() -> dict:
 async def import_audit(data: str) -> dict:
     """Import a JSON export whose bytes arrive base64-encoded, so Python decodes them as the command line does.
 
-    Every entry is checked before anything is written: a refused file appends nothing.
+    Every entry is checked before anything is written, and the entries are written in one
+    transaction: a refused file appends nothing. Every refusal says so, in the command line's words.
     """
     import base64
     import binascii
@@ -499,11 +500,14 @@ async def import_audit(data: str) -> dict:
     try:
         raw = base64.b64decode(data, validate=True)
     except binascii.Error:
-        raise ValueError("The file could not be read.") from None
+        raise ValueError("The file could not be read; nothing was imported.") from None
     imported = parse_import(raw)
     new = merge((await read_entries())[0], imported)
     if new:
-        await append_entries(new)
+        try:
+            await append_entries(new)
+        except RuntimeError as exc:
+            raise RuntimeError(f"Nothing was imported. {exc}") from None
     return {"added": len(new), "skipped": len(imported) - len(new)}
 
 

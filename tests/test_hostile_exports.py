@@ -129,13 +129,19 @@ def _readable(message: str) -> None:
     message.encode("utf-8")  # valid Unicode: it can be printed and shown
 
 
+def _refusal(message: str) -> None:
+    """A refused import: readable, and saying itself that nothing was imported (the page shows it as it is)."""
+    _readable(message)
+    assert "nothing was imported" in message.lower()
+
+
 def _page_views(imported: list[dict]) -> None:
     """What the page builds after an import: merge, the runs list, each run, a comparison, the exports."""
     try:
         new = merge(EXISTING, imported)
     except ImportFileError as exc:
         event("refused by merge")
-        _readable(str(exc))
+        _refusal(str(exc))
         return
     event("imported")
     log = EXISTING + new
@@ -182,5 +188,5 @@ def _parsed(data: bytes) -> list[dict] | None:
         return parse_import(data)
     except ImportFileError as exc:
         event("refused by parse_import")
-        _readable(str(exc))
+        _refusal(str(exc))
         return None

@@ -12,6 +12,8 @@ import pytest
 from test_eval_browser import ANTHROPIC, FakeAnthropic, entries, export_json, open_eval, start_run
 from test_storage_browser import ADD_ROWS
 
+from pyapp.export import UTF8_ONLY
+
 pytestmark = pytest.mark.browser
 
 
@@ -66,18 +68,17 @@ def test_a_file_the_command_line_refuses_is_refused_by_the_page_with_the_same_se
     latin = tmp_path / "latin.json"
     exported["entries"][0]["message"] = "Café"
     latin.write_bytes(json.dumps(exported, ensure_ascii=False).encode("latin-1"))
-    assert _import(page, latin) == ("Nothing was imported: The file is not UTF-8 text; an export is always UTF-8 "
-                                    "(with or without a byte order mark). Nothing was imported.")
+    assert _import(page, latin) == UTF8_ONLY, "the command line's sentence, once"
     other = tmp_path / "other.json"
     other.write_text('{"format": "something else"}', encoding="utf-8")
-    assert _import(page, other) == ('Nothing was imported: This is not an evaluation export of this site: it needs '
+    assert _import(page, other) == ('This is not an evaluation export of this site: it needs '
                                     '"format": "kd-tree-explorer-audit". Nothing was imported.')
     surrogate = tmp_path / "surrogate.json"
     exported["entries"][0]["message"] = "\ud800"
     surrogate.write_text(json.dumps(exported), encoding="ascii")
     message = _import(page, surrogate)
     assert "message: holds characters that are not valid Unicode" in message
-    assert "Error" not in message
+    assert "Error" not in message and message.count("othing was imported") == 1
     assert len(entries(page)) == before
 
 

@@ -262,6 +262,26 @@ def test_a_5000_digit_number_in_a_file_is_refused_in_words():
     assert "too many digits" in str(caught.value) and "sys." not in str(caught.value)
 
 
+def _log_text(entries: list[dict]) -> str:
+    return "".join(json.dumps(e) + "\n" for e in entries)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: export_text([]).replace('"format_version": 1', '"format_version": 0'),
+    lambda: export_text([]).replace('"format_version": 1', '"format_version": 2'),
+    lambda: export_text(full_run("run-a")),
+    lambda: _log_text(full_run("run-a")),
+    lambda: b"\xff" + export_text([]).encode(),
+    lambda: export_text([]).replace('"entries": []', '"entries": {}'),
+], ids=["format-0", "newer-format", "too-many-entries", "too-many-lines", "not-utf8", "entries-not-a-list"])
+def test_a_refused_import_says_nothing_was_imported_once(make, monkeypatch):
+    """The page shows the refusal as it is, so the sentence itself must say that nothing was imported."""
+    monkeypatch.setattr("pyapp.export.MAX_IMPORT_ENTRIES", 10)
+    with pytest.raises(ImportFileError) as caught:
+        parse_import(make())
+    assert str(caught.value).lower().count("nothing was imported") == 1, str(caught.value)
+
+
 @pytest.mark.parametrize("encoding", ["latin-1", "utf-16", "utf-16-le", "cp1252"])
 def test_only_utf8_is_imported(encoding):
     entries = full_run("run-a")

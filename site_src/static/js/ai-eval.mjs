@@ -623,7 +623,7 @@ $("import-file").addEventListener("change", async () => {
     // The file's bytes, not file.text(): Python decodes them strictly, as the command line does.
     result = await python.call("import_audit", { data: base64(await file.arrayBuffer()) });
   } catch (error) {
-    $("import-message").textContent = `Nothing was imported: ${error.message}`;
+    $("import-message").textContent = error.message;  // pyapp's sentence says that nothing was imported
     return;
   } finally {
     $("import-file").value = "";
