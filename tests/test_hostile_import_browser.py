@@ -13,6 +13,7 @@ from test_eval_browser import ANTHROPIC, FakeAnthropic, entries, export_json, op
 from test_storage_browser import ADD_ROWS
 
 from pyapp.export import UTF8_ONLY
+from pyapp.report import SAME_RUN
 
 pytestmark = pytest.mark.browser
 
@@ -56,7 +57,8 @@ def test_a_400_digit_distance_answer_is_a_model_failure_and_the_page_stays_ready
     assert "model failure" in detail and "distance is a number out of range" in detail
 
 
-def test_a_file_the_command_line_refuses_is_refused_by_the_page_with_the_same_sentence(context, site, tmp_path):
+def test_a_file_or_comparison_the_command_line_refuses_is_refused_by_the_page_with_the_same_sentence(context, site,
+                                                                                                 tmp_path):
     context.route(ANTHROPIC, FakeAnthropic())
     page = open_eval(context, site)
     start_run(page)
@@ -80,6 +82,12 @@ def test_a_file_the_command_line_refuses_is_refused_by_the_page_with_the_same_se
     assert "message: holds characters that are not valid Unicode" in message
     assert "Error" not in message and message.count("othing was imported") == 1
     assert len(entries(page)) == before
+
+    own = page.locator("#runs tbody tr").first.get_attribute("data-run")  # refused as compare refuses it
+    page.select_option("#compare-a", own)
+    page.select_option("#compare-b", own)
+    page.click("#compare")
+    assert page.inner_text("#comparison") == SAME_RUN
 
 
 def test_stored_entries_with_a_huge_number_or_deep_nesting_are_skipped_and_counted(context, site):

@@ -23,7 +23,7 @@ from pyapp.evalset import EVAL_SET_VERSION, case, case_facts
 from pyapp.export import UTF8_ONLY, ImportFileError, export_csv, export_json, merge, parse_import
 from pyapp.grading import grade_answer
 from pyapp.providers import Settings
-from pyapp.report import run_report, runs_overview
+from pyapp.report import SAME_RUN, compare_report, run_report, runs_overview
 from pyapp.runs import rebuild
 from pyapp.vocabulary import ModelFailure, Outcome
 
@@ -332,7 +332,14 @@ def test_compare_refuses_a_run_compared_with_itself(tmp_path, capsys):
     with pytest.raises(SystemExit) as caught:
         cli.main(["compare", path, "--run", "run-a", "--run", "run-a"])
     assert caught.value.code == 2
-    assert "choose two different runs" in capsys.readouterr().err
+    assert SAME_RUN in capsys.readouterr().err
+
+
+def test_the_page_refuses_a_run_compared_with_itself_in_the_command_lines_words():
+    """The page's comparison is compare_report, through the worker's compare_runs."""
+    run = rebuild(full_run("run-a")).run("run-a")
+    with pytest.raises(ValueError, match=SAME_RUN):
+        compare_report(run, run)
 
 
 def test_an_import_error_is_printed_as_a_sentence(tmp_path, capsys):
