@@ -8,6 +8,7 @@ import is refused whole, and a hostile stored entry is skipped and counted.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 
@@ -71,8 +72,9 @@ def test_hostile_claims_are_graded_without_error(claims):
     json.dumps(grade.to_json())
 
 
-HOSTILE_LEAVES = [HUGE, -HUGE, 2**1024, 2**53, -(2**53), 1e308, -1e308, 5e-324, "\ud800", "a\udfffb", "NaN",
-                  "Infinity", "1e400", "", "x" * 300]
+# Infinity and NaN too: Python's json module reads 1e400 as infinity, and a caller may pass any float.
+HOSTILE_LEAVES = [HUGE, -HUGE, 2**1024, 2**53, -(2**53), 1e308, -1e308, 5e-324, math.inf, -math.inf, math.nan,
+                  "\ud800", "a\udfffb", "NaN", "Infinity", "1e400", "", "x" * 300]
 any_text = st.text() | st.text(st.characters(categories=["Cs", "Ll", "Nd"]), max_size=6)  # Cs: lone surrogates
 json_values = st.recursive(
     st.sampled_from(HOSTILE_LEAVES) | st.none() | st.booleans() | st.integers()
