@@ -21,6 +21,7 @@ import html
 import html.parser
 import itertools
 import json
+import os
 import posixpath
 import re
 import shutil
@@ -758,6 +759,7 @@ class Renderer:
             keep_trailing_newline=True,
         )
         self.static = static
+        self.hashes: dict[str, str] = {}  # static path -> content hash
         self.origins: dict[tuple[str, str], Origin] = {}  # (page url, link as written) -> template line
         self.problems: list[Problem] = []
 
@@ -774,6 +776,12 @@ class Renderer:
             frame = frame.f_back
         return Origin("site_src/templates", 1, written)
 
+    def asset_hash(self, path: str) -> str:
+        """Hashed once a build: every page asks for the same assets, the 4.5 MB precompiled stdlib among them."""
+        if path not in self.hashes:
+            self.hashes[path] = content_hash(self.static[path])
+        return self.hashes[path]
+
     @functools.cache  # noqa: B019 (one renderer per build)
     def template_path(self, filename: str) -> str:
         return Path(filename).resolve().relative_to(self.root.resolve()).as_posix()
@@ -789,7 +797,7 @@ class Renderer:
                 self.problems.append(Problem(origin.path, origin.line, f"asset {path!r} is not a file of the site"))
                 return root + path
             # Content-hashed query strings let hosts cache assets without serving stale ones.
-            href = f"{root}{path}?v={content_hash(self.static[path])}"
+            href = f"{root}{path}?v={self.asset_hash(path)}"
             if (url, href) not in self.origins:
                 self.origins[url, href] = self.caller(page, path)
             return href
@@ -813,6 +821,17 @@ PAGE_CONTENT_CACHE = Path(".cache") / "page-content"  # under the project folder
 
 
 @functools.cache
+def pyapp_digest() -> str:
+    """A hash of pyapp's files, code and data: what the build keeps of pyapp's results is cached under it."""
+    package = ROOT / "pyapp"
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+@functools.cache
 def page_content(name: str) -> dict:
     """A page's fixed content from ``pyapp.page_content``, computed by the functions the worker calls,
     so it shows before Python starts (DR-002).
@@ -821,12 +840,7 @@ def page_content(name: str) -> dict:
     otherwise add several hundred milliseconds to every build. The value goes through JSON either way,
     so a build from the cache gives the same bytes.
     """
-    package = ROOT / "pyapp"
-    digest = hashlib.sha256()
-    for path in sorted(package.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
-    cached = ROOT / PAGE_CONTENT_CACHE / f"{name}-{digest.hexdigest()[:16]}.json"
+    cached = ROOT / PAGE_CONTENT_CACHE / f"{name}-{pyapp_digest()[:16]}.json"
     if not cached.exists():
         from pyapp import page_content as content
 
@@ -860,13 +874,26 @@ def experiment_figures(root: Path) -> dict:
     return figures
 
 
+EXPERIMENT_PAGE_CACHE = Path(".cache") / "experiment-page"  # under the project folder, ignored by git
+
+
 def experiment_section(root: Path, url: str) -> dict:
-    """What the experiments page places: the figures' markup, the digest, and the settings behind them."""
+    """What the experiments page places: the figures' markup, the digest, and the settings behind them.
+
+    Kept under a hash of pyapp's files and the page's URL: making the markup imports most of pyapp
+    (DR-001), which a build with nothing changed need not do.
+    """
+    cache = root / EXPERIMENT_PAGE_CACHE / f"{pyapp_digest()[:24]}-{content_hash(url.encode())}.json"
+    if cache.is_file():
+        return json.loads(cache.read_text(encoding="utf-8"))
     from pyapp.experiment_page import figures_html
 
     figures = experiment_figures(root)
-    return {"html": figures_html(figures, relative_url("explorer/index.html", url)), "digest": figures["digest"],
-            "seed": figures["seed"], "per_kind": figures["per_kind"], "queries": figures["text"]["queries"]}
+    section = {"html": figures_html(figures, relative_url("explorer/index.html", url)), "digest": figures["digest"],
+               "seed": figures["seed"], "per_kind": figures["per_kind"], "queries": figures["text"]["queries"]}
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(section), encoding="utf-8")
+    return section
 
 
 def wrap_tables(text: str) -> str:
@@ -1006,18 +1033,36 @@ def atom_feed(records: list[Record]) -> str:
 
 
 def write_dist(files: dict[str, bytes], dist: Path) -> None:
-    """Replace ``dist`` with exactly ``files``; refuse any path that would leave it."""
+    """Make ``dist`` hold exactly ``files``; refuse any path that would leave it.
+
+    Whatever is not an output goes; a file that already holds its output's bytes is left as it is, so
+    a rebuild neither deletes nor writes again the 16 MB of the Pyodide runtime (DR-001).
+    """
     dist = dist.resolve()
     for path in files:
         target = (dist / path).resolve()
         if dist not in target.parents:
             raise BuildFailed([Problem(path, 1, "output path leaves dist/")])
-    if dist.exists():
-        shutil.rmtree(dist)
+    if dist.is_symlink() or (dist.exists() and not dist.is_dir()):
+        dist.unlink()
+    folders = {parent.as_posix() for path in files for parent in Path(path).parents}
+    for folder, subfolders, names in os.walk(dist, topdown=False):  # deepest first; never into a link
+        here = Path(folder)
+        for name in names:
+            if (here / name).relative_to(dist).as_posix() not in files or (here / name).is_symlink():
+                (here / name).unlink()
+        for name in subfolders:
+            if (here / name).is_symlink():
+                (here / name).unlink()
+            elif (here / name).relative_to(dist).as_posix() not in folders:
+                shutil.rmtree(here / name)
     for path in sorted(files):
         target = dist / path
+        data = files[path]
+        if target.is_file() and target.stat().st_size == len(data) and target.read_bytes() == data:
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(files[path])
+        target.write_bytes(data)
 
 
 def build(root: Path = ROOT, dist: Path | None = None) -> dict[str, bytes]:
