@@ -111,11 +111,64 @@ class Page:
     description: str = SITE_DESCRIPTION  # the page's meta description (front matter 'description')
 
 
+DOCUMENT_CACHE = Path(".cache") / "documents.json"  # under the project folder, ignored by git
+
+
+class DocumentCache:
+    """What the last build computed from each document's text, where nothing it depends on has changed (DR-001).
+
+    The results kept are pure functions of their inputs: a document's HTML and contents (given its
+    text, URL and the records' ids) and the links and ids of a rendered page. An entry's key is a
+    hash of build.py itself, Python-Markdown's version and every input, so a change to any of them
+    misses. Only a document without a problem is kept, so a failing build always checks afresh.
+    The file holds only the entries the last build used.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.entries = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.entries = {}
+        if not isinstance(self.entries, dict):
+            self.entries = {}
+        self.used: dict[str, object] = {}
+
+    def key(self, *inputs: str) -> str:
+        digest = hashlib.sha256(code_version().encode())
+        for part in inputs:
+            digest.update(b"\0" + part.encode("utf-8", "surrogatepass"))
+        return digest.hexdigest()
+
+    def get(self, key: str) -> object:
+        if key in self.entries:
+            self.used[key] = self.entries[key]
+        return self.used.get(key)
+
+    def put(self, key: str, value: object) -> None:
+        self.used[key] = value
+
+    def save(self) -> None:
+        if self.used == self.entries:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_suffix(f".{os.getpid()}.part")
+        partial.write_text(json.dumps(self.used), encoding="utf-8")
+        partial.replace(self.path)
+
+
+@functools.cache
+def code_version() -> str:
+    """A hash of what turns a document into HTML and checks it: this file and Python-Markdown's version."""
+    return hashlib.sha256(Path(__file__).read_bytes() + markdown.__version__.encode()).hexdigest()
+
+
 @dataclass
 class Site:
     records: list[Record]
     pages: list[Page]
     static: dict[str, bytes] = field(default_factory=dict)  # output path -> bytes
+    cache: DocumentCache | None = None  # what the last build computed, or None to compute everything
 
 
 # --- small pure helpers -------------------------------------------------------------
@@ -473,12 +526,24 @@ class HtmlChecker(html.parser.HTMLParser):
             self.refused.append(("processing instructions <?...> are not allowed", (r"<\?",)))
 
 
-def read_html(text: str) -> HtmlChecker:
+@dataclass(frozen=True)
+class PageLinks:
+    links: tuple[tuple[str, int], ...]  # (href or src, its line in the HTML)
+    ids: frozenset[str]
+
+
+def read_html(text: str, cache: DocumentCache | None = None) -> PageLinks:
     """The links and ids of a rendered page (its markup is the templates', not checked)."""
+    key = cache.key("rendered", text) if cache is not None else ""
+    kept = cache.get(key) if cache is not None else None
+    if isinstance(kept, dict):
+        return PageLinks(tuple((href, line) for href, line in kept["links"]), frozenset(kept["ids"]))
     reader = HtmlChecker(check_markup=False)
     reader.feed(text)
     reader.close()
-    return reader
+    if cache is not None:
+        cache.put(key, {"links": reader.links, "ids": sorted(reader.ids)})
+    return PageLinks(tuple(reader.links), frozenset(reader.ids))
 
 
 def refused_html(document: Record | Page) -> list[Problem]:
@@ -572,16 +637,30 @@ def load_site(root: Path = ROOT) -> Site:
     problems += link_records(records)
     pages, found = load_pages(root / "site_src", root)
     problems += found
-    markdown_renderer = MarkdownRenderer({r.id for r in records})
+    ids = {r.id for r in records}
+    cache = DocumentCache(root / DOCUMENT_CACHE)
+    markdown_renderer = None  # made only when a document is not in the cache
     for document in [*records, *(page for page in pages if page.kind == "markdown")]:
+        key = cache.key("document", document.url, " ".join(sorted(ids)), document.body)
+        kept = cache.get(key)
+        if isinstance(kept, dict):
+            document.html = kept["html"]
+            if isinstance(document, Record):
+                document.contents = tuple(tuple(section) for section in kept["contents"])
+            continue
+        markdown_renderer = markdown_renderer or MarkdownRenderer(ids)
         document.html, missing = markdown_renderer.convert(document.body, document.url)
         if isinstance(document, Record):
             document.contents = markdown_renderer.sections()
-        problems += [Problem(document.source, prose_line(document, mention), f"reference to missing record {mention}")
-                     for mention in missing]
-        problems += refused_html(document)
-        problems += list_indent_problems(document)
-    site = Site(records, pages)
+        found = [Problem(document.source, prose_line(document, mention), f"reference to missing record {mention}")
+                 for mention in missing]
+        found += refused_html(document)
+        found += list_indent_problems(document)
+        if not found:
+            contents = document.contents if isinstance(document, Record) else ()
+            cache.put(key, {"html": document.html, "contents": contents})
+        problems += found
+    site = Site(records, pages, cache=cache)
     try:
         site.static = collect_static(root)
     except BuildFailed as failure:
@@ -953,20 +1032,22 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
     if worker_source.is_file():  # last: it lists every other file (DR-002)
         emit(offline.SERVICE_WORKER, offline.service_worker(worker_source.read_text(encoding="utf-8"), out))
     documents = {document.url: document for document in [*site.records, *site.pages]}
-    problems = renderer.problems + broken_links(out, documents, renderer.origins)
+    problems = renderer.problems + broken_links(out, documents, renderer.origins, site.cache)
     if problems:
         raise BuildFailed(problems)
+    if site.cache is not None:
+        site.cache.save()
     return out
 
 
 def broken_links(out: dict[str, bytes], documents: dict[str, Record | Page],
-                 origins: dict[tuple[str, str], Origin]) -> list[Problem]:
+                 origins: dict[tuple[str, str], Origin], cache: DocumentCache | None = None) -> list[Problem]:
     """Every href and src of every rendered page that does not reach a file the build writes (or an id in it).
 
     A problem is reported where the link was written: the template line that called ``link()``
     or ``asset()``, else the line of the page's source holding it, else the rendered page's line.
     """
-    pages = {path: read_html(data.decode("utf-8")) for path, data in out.items() if path.endswith(".html")}
+    pages = {path: read_html(data.decode("utf-8"), cache) for path, data in out.items() if path.endswith(".html")}
     problems = []
     for url, reader in pages.items():
         for href, rendered_line in reader.links:
@@ -985,7 +1066,7 @@ def broken_links(out: dict[str, bytes], documents: dict[str, Record | Page],
     return list(dict.fromkeys(problems))  # a template line at fault is reported once, not once per page
 
 
-def link_fault(href: str, from_url: str, out: dict[str, bytes], pages: dict[str, HtmlChecker]) -> str | None:
+def link_fault(href: str, from_url: str, out: dict[str, bytes], pages: dict[str, PageLinks]) -> str | None:
     """Why the link ``href`` without a scheme on the page ``from_url`` reaches nothing, or None if it does.
 
     The reason is a pattern: ``{}`` stands for the link as written in its source.
