@@ -689,17 +689,21 @@ def collect_static(root: Path) -> dict[str, bytes]:
     folder = pyodide_folder(runtime)
     for name in PYODIDE_FILES:
         files[f"{folder}/{name}"] = (runtime / name).read_bytes()
+    if not (root / "pyproject.toml").is_file():
+        raise BuildFailed([Problem("pyproject.toml", 1, "missing: it defines the package the site ships")])
+    name, wheel = build_wheel(root)
+    wheels = {f"{PYAPP_FOLDER}/{name}": wheel}
+    for path in sorted((root / "vendor").glob("*.whl")):
+        wheels[f"wheels/{path.name}"] = path.read_bytes()
     worker = "static/js/worker.mjs"
     if worker in files:  # a site with Python pages: the worker loads the precompiled stdlib by its hash (DR-002)
         stdlib = files[f"{folder}/python_stdlib.pyc.zip"] = stdlib_pyc.precompiled_stdlib(runtime)
         files[worker] = (files[worker].replace(b"STDLIB_PYC_HASH", content_hash(stdlib).encode())
                          .replace(b"PYODIDE_FOLDER", folder.encode()))
-    if not (root / "pyproject.toml").is_file():
-        raise BuildFailed([Problem("pyproject.toml", 1, "missing: it defines the package the site ships")])
-    name, wheel = build_wheel(root)
-    files[f"{PYAPP_FOLDER}/{name}"] = wheel
-    for wheel in sorted((root / "vendor").glob("*.whl")):
-        files[f"wheels/{wheel.name}"] = wheel.read_bytes()
+        # And the wheels with their modules precompiled too, so importing pyapp compiles nothing (DR-002).
+        by_name = stdlib_pyc.precompiled_wheels(runtime, {posixpath.basename(p): data for p, data in wheels.items()})
+        wheels = {path: by_name[posixpath.basename(path)] for path in wheels}
+    files.update(wheels)
     schema = root / "pyapp" / "answer_schema.json"
     if schema.is_file():
         files["answer-schema.json"] = schema.read_bytes()

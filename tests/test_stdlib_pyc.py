@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
+import posixpath
 import subprocess
 import sys
 import zipfile
@@ -119,3 +121,45 @@ def test_page_worker_boots_from_the_precompiled_stdlib(watched, site, dist, path
     watched.page.wait_for_selector("#python-status[data-state='ready']", timeout=90_000)
     stdlibs = [url.removeprefix(site.url) for url in requested if "python_stdlib" in url]
     assert stdlibs == [f"{STDLIB_PYC}?v={build.content_hash((dist / STDLIB_PYC).read_bytes())}"]
+
+
+# Every module of pyapp emptied after the wheels are unpacked: only the bytecode can answer.
+WITHOUT_SOURCES = """
+import importlib.util, pathlib
+for path in pathlib.Path("/home/pyodide/pyapp").glob("*.py"):
+    path.write_text("")
+""" + IN_PYODIDE.replace("json.dumps({", "json.dumps({'magic': importlib.util.MAGIC_NUMBER.hex(), ")
+
+
+def test_site_wheels_carry_pyodides_bytecode_and_import_without_their_sources(tmp_path, dist):
+    wheels = {path.name: path.read_bytes() for path in sorted([*(dist / "app").glob("*.whl"),
+                                                                *(dist / "wheels").glob("*.whl")])}
+    code = WITHOUT_SOURCES.replace("SAMPLE", repr(CLI_SAMPLE))
+    result = json.loads(run_in_node(code, tmp_path, stdlib=dist / STDLIB_PYC, wheels=wheels).strip().splitlines()[-1])
+    for argv, output in zip(CLI_SAMPLE, result["outputs"], strict=True):
+        expected = subprocess.run([sys.executable, "-m", "pyapp", *argv], capture_output=True, text=True, check=True)
+        assert output == expected.stdout, argv
+    assert len(wheels) >= 2
+    for name, data in wheels.items():
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = archive.namelist()
+            record = archive.read(next(n for n in names if n.endswith(".dist-info/RECORD"))).decode().splitlines()
+            modules = [n for n in names if n.endswith(".py") and ".dist-info/" not in n]
+            assert modules, name
+            for module in modules:
+                folder, file = posixpath.split(module)
+                pyc = posixpath.join(folder, "__pycache__", file[:-3] + ".cpython-314.pyc")
+                data = archive.read(pyc)
+                assert data[:4].hex() == result["magic"], pyc
+                assert int.from_bytes(data[4:8], "little") == 1, pyc  # hash-based, source not checked
+                assert f"{pyc},," in record, pyc
+
+
+def test_precompiled_wheels_are_byte_identical_and_cached(tmp_path, dist):
+    name = next((dist / "app").glob("*.whl")).name
+    source = {name: build.build_wheel(build.ROOT)[1]}
+    made = stdlib_pyc.precompiled_wheels(RUNTIME, source)  # from the cache the dist fixture's build filled
+    assert made[name] == (dist / "app" / name).read_bytes()
+    (tmp_path / "in.whl").write_bytes(source[name])
+    stdlib_pyc.generate_wheels(RUNTIME, [(tmp_path / "in.whl", tmp_path / "out.whl")])
+    assert (tmp_path / "out.whl").read_bytes() == made[name]
