@@ -394,6 +394,31 @@ def test_a_build_with_warm_caches_does_not_import_the_experiment(tmp_path, dist)
             == (dist / "experiments" / "index.html").read_bytes())
 
 
+def test_a_rebuild_takes_unchanged_documents_from_the_cache_and_converts_changed_ones(project, tmp_path, monkeypatch):
+    first = build.build(project, tmp_path / "a")
+    real_renderer, real_reader = build.MarkdownRenderer, build.HtmlChecker
+
+    def refused(*args, **kwargs):
+        raise AssertionError("converted or read again although nothing changed")
+
+    monkeypatch.setattr(build, "MarkdownRenderer", refused)
+    monkeypatch.setattr(build, "HtmlChecker", refused)
+    assert build.build(project, tmp_path / "b") == first
+    monkeypatch.setattr(build, "MarkdownRenderer", real_renderer)
+    monkeypatch.setattr(build, "HtmlChecker", real_reader)
+    write_record(project, "DR-002", "second", body="See [the first](../DR-001/) again.", day=2)
+    changed = build.build(project, tmp_path / "c")
+    assert "again." in changed["decisions/DR-002/index.html"].decode()
+    shutil.rmtree(project / ".cache")
+    assert build.build(project, tmp_path / "d") == changed  # as a build without the cache makes it
+
+
+def test_a_document_with_a_problem_is_checked_again_on_every_build(project, tmp_path):
+    write_record(project, "DR-002", "second", body="See DR-009.", day=2)
+    for _ in range(2):
+        assert any("reference to missing record DR-009" in problem for problem in problems_of(project))
+
+
 def test_output_may_not_leave_dist(tmp_path):
     with pytest.raises(build.BuildFailed, match="leaves dist"):
         build.write_dist({"../escape.txt": b"x"}, tmp_path / "dist")
