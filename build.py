@@ -859,6 +859,15 @@ class Renderer:
             frame = frame.f_back
         return Origin("site_src/templates", 1, written)
 
+    def page_template(self, page: Page) -> jinja2.Template:
+        """A template page's own body, compiled as ``from_string`` would, through the bytecode cache."""
+        cache = self.env.bytecode_cache
+        bucket = cache.get_bucket(self.env, page.source, None, page.body)
+        if bucket.code is None:
+            bucket.code = self.env.compile(page.body)
+            cache.set_bucket(bucket)
+        return self.env.template_class.from_code(self.env, bucket.code, self.env.make_globals(None))
+
     def asset_hash(self, path: str) -> str:
         """Hashed once a build: every page asks for the same assets, the 4.5 MB precompiled stdlib among them."""
         if path not in self.hashes:
@@ -893,7 +902,7 @@ class Renderer:
 
         wheels = json.dumps([asset(path) for path in sorted(self.static) if path.startswith("wheels/")])
         pyapp = asset(next(path for path in sorted(self.static) if path.startswith(f"{PYAPP_FOLDER}/")))
-        compiled = self.env.from_string(page.body) if page is not None else self.env.get_template(template)
+        compiled = self.page_template(page) if page is not None else self.env.get_template(template)
         return compiled.render(
             root=root, asset=asset, link=link, url=url, csp=CSP, site_title=SITE_TITLE,
             boot_timeout_ms=BOOT_TIMEOUT_MS, wheels=wheels, pyapp=pyapp, page_content=page_content, **context,
