@@ -7,7 +7,7 @@ own Python under Node (``tools/stdlib_pyc.mjs``), which calls ``precompile`` and
 ``precompile_wheel`` below: a zip that ``loadPyodide({stdLibURL})`` accepts, the original
 with each module's ``.py`` replaced by an unchecked-hash ``.pyc`` (keeping the source
 would add 2.5 MB to a first visit, for the source lines of tracebacks only), and each
-wheel with an unchecked-hash ``.pyc`` in ``__pycache__`` beside each module's source.
+wheel with each module's ``.py`` replaced the same way.
 The results depend only on the Pyodide runtime, these two files and the wheels, so they
 are cached under ``node_modules/.cache/stdlib-pyc/`` by their hash: an ordinary build
 does not start Node, and ``npm ci`` (a new Pyodide) clears the cache with ``node_modules``.
@@ -71,20 +71,21 @@ def precompile(stdlib: bytes) -> bytes:
 
 
 def precompile_wheel(wheel: bytes) -> bytes:
-    """The wheel with an unchecked-hash ``.pyc`` of each module that compiles, in ``__pycache__`` beside it.
+    """The wheel with each module that compiles replaced by an unchecked-hash ``.pyc`` in its place.
 
-    Runs under Pyodide's Python: ``importlib`` then uses the bytecode without reading the source,
-    which stays for tracebacks; a ``.pyc`` another Python cannot read is ignored and the source
-    compiled instead. The new files are listed in RECORD (without a hash, as is usual for
-    ``.pyc``) and written with fixed times, before the ``.dist-info`` folder: the same wheel
-    gives the same bytes.
+    Runs under Pyodide's Python, so the bytecode has its magic number; compiled code names its
+    file where the worker unpacks it. As in the standard library, the sources are left out:
+    unpacking a wheel is Python code in the browser too, and extracting every module twice cost
+    more than half of what the bytecode saves (DR-002). RECORD lists each ``.pyc`` with its hash
+    and size in place of its source; new entries have fixed times: the same wheel gives the same bytes.
     """
+    import base64
     import importlib.util
     from importlib._bootstrap_external import _code_to_hash_pyc
 
     with zipfile.ZipFile(io.BytesIO(wheel)) as source:
         entries = [(info, source.read(info)) for info in source.infolist()]
-    compiled: dict[str, bytes] = {}
+    renamed: dict[str, tuple[str, bytes]] = {}  # source path -> (.pyc path, its bytes)
     for info, data in entries:
         if not info.filename.endswith(".py") or ".dist-info/" in info.filename:
             continue
@@ -92,23 +93,28 @@ def precompile_wheel(wheel: bytes) -> bytes:
             code = compile(data, f"{WHEEL_FOLDER}/{info.filename}", "exec", dont_inherit=True)
         except SyntaxError:
             continue  # left to fail at import, as it would have
-        pyc = _code_to_hash_pyc(code, importlib.util.source_hash(data), checked=False)
-        compiled[importlib.util.cache_from_source(info.filename)] = bytes(pyc)
+        pyc = bytes(_code_to_hash_pyc(code, importlib.util.source_hash(data), checked=False))
+        renamed[info.filename] = (info.filename[:-3] + ".pyc", pyc)
+
+    def record_line(line: str) -> str:
+        path = line.split(",")[0]
+        if path not in renamed:
+            return line
+        name, pyc = renamed[path]
+        digest = base64.urlsafe_b64encode(hashlib.sha256(pyc).digest()).rstrip(b"=").decode()
+        return f"{name},sha256={digest},{len(pyc)}"
+
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as out:
         for info, data in entries:
-            if ".dist-info/" not in info.filename:
-                out.writestr(info, data)
-        for name in sorted(compiled):
-            pyc_info = zipfile.ZipInfo(name, date_time=FIXED_TIME)
-            pyc_info.external_attr = 0o644 << 16
-            pyc_info.compress_type = zipfile.ZIP_DEFLATED
-            out.writestr(pyc_info, compiled[name])
-        for info, data in entries:
-            if ".dist-info/" in info.filename:
-                if info.filename.endswith(".dist-info/RECORD"):
-                    data = data.rstrip(b"\n") + b"".join(f"\n{name},,".encode() for name in sorted(compiled)) + b"\n"
-                out.writestr(info, data)
+            if info.filename in renamed:
+                name, data = renamed[info.filename]
+                info = zipfile.ZipInfo(name, date_time=FIXED_TIME)
+                info.external_attr = 0o644 << 16
+                info.compress_type = zipfile.ZIP_DEFLATED
+            elif info.filename.endswith(".dist-info/RECORD"):
+                data = "\n".join(record_line(line) for line in data.decode().split("\n")).encode()
+            out.writestr(info, data)
     return buffer.getvalue()
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import importlib.util
 import io
 import json
-import posixpath
 import subprocess
 import sys
 import zipfile
@@ -123,36 +124,36 @@ def test_page_worker_boots_from_the_precompiled_stdlib(watched, site, dist, path
     assert stdlibs == [f"{STDLIB_PYC}?v={build.content_hash((dist / STDLIB_PYC).read_bytes())}"]
 
 
-# Every module of pyapp emptied after the wheels are unpacked: only the bytecode can answer.
-WITHOUT_SOURCES = """
-import importlib.util, pathlib
-for path in pathlib.Path("/home/pyodide/pyapp").glob("*.py"):
-    path.write_text("")
-""" + IN_PYODIDE.replace("json.dumps({", "json.dumps({'magic': importlib.util.MAGIC_NUMBER.hex(), ")
+# The sample run from the site's wheels, with where pyapp's modules came from and the bytecode's magic number.
+FROM_SITE_WHEELS = IN_PYODIDE.replace("json.dumps({", """json.dumps({
+    "magic": importlib.util.MAGIC_NUMBER.hex(),
+    "pyapp": sorted({module.__file__ for name, module in sys.modules.items() if name.startswith("pyapp.")}),
+    """).replace("import contextlib,", "import importlib.util, contextlib,")
 
 
-def test_site_wheels_carry_pyodides_bytecode_and_import_without_their_sources(tmp_path, dist):
+def test_site_wheels_hold_pyodides_bytecode_in_place_of_the_sources_and_answer_as_on_cpython(tmp_path, dist):
     wheels = {path.name: path.read_bytes() for path in sorted([*(dist / "app").glob("*.whl"),
                                                                 *(dist / "wheels").glob("*.whl")])}
-    code = WITHOUT_SOURCES.replace("SAMPLE", repr(CLI_SAMPLE))
+    code = FROM_SITE_WHEELS.replace("SAMPLE", repr(CLI_SAMPLE))
     result = json.loads(run_in_node(code, tmp_path, stdlib=dist / STDLIB_PYC, wheels=wheels).strip().splitlines()[-1])
     for argv, output in zip(CLI_SAMPLE, result["outputs"], strict=True):
         expected = subprocess.run([sys.executable, "-m", "pyapp", *argv], capture_output=True, text=True, check=True)
         assert output == expected.stdout, argv
+    assert result["pyapp"] and all(path.startswith("/home/pyodide/pyapp/") and path.endswith(".pyc")
+                                   for path in result["pyapp"])
     assert len(wheels) >= 2
     for name, data in wheels.items():
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             names = archive.namelist()
             record = archive.read(next(n for n in names if n.endswith(".dist-info/RECORD"))).decode().splitlines()
-            modules = [n for n in names if n.endswith(".py") and ".dist-info/" not in n]
-            assert modules, name
-            for module in modules:
-                folder, file = posixpath.split(module)
-                pyc = posixpath.join(folder, "__pycache__", file[:-3] + ".cpython-314.pyc")
+            pycs = [n for n in names if n.endswith(".pyc")]
+            assert pycs and not [n for n in names if n.endswith(".py") and ".dist-info/" not in n], name
+            for pyc in pycs:
                 data = archive.read(pyc)
                 assert data[:4].hex() == result["magic"], pyc
                 assert int.from_bytes(data[4:8], "little") == 1, pyc  # hash-based, source not checked
-                assert f"{pyc},," in record, pyc
+                digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+                assert f"{pyc},sha256={digest},{len(data)}" in record, pyc
 
 
 def test_precompiled_wheels_are_byte_identical_and_cached(tmp_path, dist):
