@@ -1,6 +1,6 @@
 """Building the site against ``mkdocs build`` on the same Markdown, each as a whole process.
 
-    python bench/bench_mkdocs.py [--repeat 5] [--before OLD/build.py] [--only-real] [--cpu]
+    python bench/bench_mkdocs.py [--repeat 5] [--before OLD/build.py] [--only-real]
 
 Both build from a copy in a temporary folder: this project with ``python build.py --root``
 (records, pages, templates, the Pyodide runtime copied, the wheel and the service worker
@@ -59,16 +59,16 @@ def mkdocs_project(project: Path) -> Path:
     return root
 
 
-CPU_TIME = False  # --cpu: the CPU time (user + system) a process used, which a busy machine disturbs less
+CPU = []  # the CPU time (user + system) of each process run, in ms, in the order run
 
 
 def run(command: list[str], cwd: Path) -> float:
-    """Milliseconds one whole process takes, on the clock or (``--cpu``) of CPU time."""
+    """Milliseconds one whole process takes on the clock; its CPU time, which a busy machine disturbs less,
+    goes to ``CPU``."""
     started, used = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if CPU_TIME:
-        now = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return (now.ru_utime - used.ru_utime + now.ru_stime - used.ru_stime) * 1000
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append((now.ru_utime - used.ru_utime + now.ru_stime - used.ru_stime) * 1000)
     return (time.perf_counter() - started) * 1000
 
 
@@ -77,15 +77,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--before", type=Path, help="an earlier version's build.py, timed in the same turns")
     parser.add_argument("--only-real", action="store_true", help="the real records only, not the generated ones")
-    parser.add_argument("--cpu", action="store_true", help="CPU time (user + system) instead of the clock's")
     args = parser.parse_args()
-    global CPU_TIME
-    CPU_TIME = args.cpu
     python = sys.executable
     mkdocs = [python, "-m", "mkdocs", "build", "--quiet"]
     print(f"load average (1, 5, 15 min) before {os.getloadavg()}")
-    print(f"whole process, ms {'of CPU time' if args.cpu else 'on the clock'} (min / median / max), "
-          "this build vs mkdocs build; ratio of medians")
+    print("whole process, ms on the clock and of CPU time (min / median / max), this build vs mkdocs build; "
+          "ratio of medians")
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         rows = []
@@ -108,18 +105,23 @@ def main() -> None:
                                                                       / "pyodide")
                 old_command = [python, str(args.before), "--root", str(old_project)]
                 run(old_command, old_project)
+            cpu: dict[str, list[float]] = {"ours": [], "theirs": [], "earlier": []}
             for _ in range(args.repeat):
-                ours.append(run(command, project))
-                theirs.append(run(mkdocs, docs))
+                turns = [("ours", ours, command, project), ("theirs", theirs, mkdocs, docs)]
                 if args.before:
-                    earlier.append(run(old_command, old_project))
-            ratio = statistics.median(ours) / statistics.median(theirs)
+                    turns.append(("earlier", earlier, old_command, old_project))
+                for kind, times, argv, cwd in turns:
+                    times.append(run(argv, cwd))
+                    cpu[kind].append(CPU[-1])
+            for clock, a, b, c in (("clock", ours, theirs, earlier),
+                                   ("CPU", cpu["ours"], cpu["theirs"], cpu["earlier"])):
+                ratio = statistics.median(a) / statistics.median(b)
+                print(f"  {label:14} {records:5} records, {clock:5}  build.py {summary(a)}   mkdocs {summary(b)}   "
+                      f"ratio {ratio:.2f}")
+                if args.before:
+                    print(f"  {'':14} {'':5}          {'':5}  before   {summary(c)}   "
+                          f"ratio {statistics.median(c) / statistics.median(b):.2f}")
             rows.append((records, ours, theirs))
-            print(f"  {label:14} {records:5} records  build.py {summary(ours)}   mkdocs {summary(theirs)}   "
-                  f"ratio {ratio:.2f}")
-            if args.before:
-                print(f"  {'':14} {'':5}          before   {summary(earlier)}   "
-                      f"ratio {statistics.median(earlier) / statistics.median(theirs):.2f}")
         print(f"load average (1, 5, 15 min) after {os.getloadavg()}")
         if len(rows) < 3:
             return
