@@ -14,6 +14,7 @@ median / max.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -99,6 +100,7 @@ def main() -> None:
                 context.set_offline(True)
                 repeats["repeat 3, service worker, offline"].append(repeat_visit(context, url, traffic))
                 context.close()
+        print(f"load average (1, 5, 15 min) at the end: {os.getloadavg()}")
         print("/ai-eval/: navigation to 'Python ready', ms and kB received (min / median / max)")
         for label, rows in results.items():
             times = [t for t, _ in rows]
