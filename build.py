@@ -1137,7 +1137,7 @@ def write_dist(files: dict[str, bytes], dist: Path) -> None:
         target = (dist / path).resolve()
         if dist not in target.parents:
             raise BuildFailed([Problem(path, 1, "output path leaves dist/")])
-    if dist.is_symlink() or (dist.exists() and not dist.is_dir()):
+    if dist.exists() and not dist.is_dir():
         dist.unlink()
     folders = {parent.as_posix() for path in files for parent in Path(path).parents}
     for folder, subfolders, names in os.walk(dist, topdown=False):  # deepest first; never into a link
