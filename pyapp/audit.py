@@ -68,6 +68,7 @@ _CONFIGURATION_RE = re.compile(r"^[0-9a-f]{8}\Z")  # pyapp.configurations.Config
 _TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\Z")
 # In a Python string every surrogate is a lone one (a JSON pair decodes to one character).
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
+_INT_ONLY = {int}
 
 _COMMON_KEYS = ("format", "id", "type", "time")
 CALL_KEYS = _COMMON_KEYS + (
@@ -376,7 +377,12 @@ def _holds_hostile(obj: Any) -> bool:
             if not math.isfinite(value):
                 return True
         elif kind is list:
-            stack.extend(value)
+            # A list of plain integers (an answer's ids) is bounded by its ends, without a step per item.
+            if value and set(map(type, value)) == _INT_ONLY:
+                if min(value) < -MAX_SAFE_INTEGER or max(value) > MAX_SAFE_INTEGER:
+                    return True
+            else:
+                stack.extend(value)
         elif value is not None and kind is not bool:
             return True
     try:
