@@ -340,16 +340,24 @@ def grader():
     return Grader()
 
 
+# A first read, or this many new entries, is kept out of the garbage collector's passes (pyapp.runs.gc_paused).
+KEPT_FROM = 1_000
+
+
 @op
 async def eval_overview() -> dict:
     """The runs list, newest first, from the log's runs index (the detail of a run is ``run_detail``)."""
     from .report import rate_ticks, runs_overview
+    from .runs import gc_paused
 
-    log = await LOG.refresh()
-    index = log.runs()
-    rebuilt = index.rebuilt()
-    runs = sorted(rebuilt.runs, key=lambda run: run.started, reverse=True)
-    return {"runs": runs_overview(runs), "calls": index.run_calls, "corrupt": log.corrupt + rebuilt.skipped,
+    first, before = LOG.index is None, len(LOG.entries)
+    with gc_paused(keep=lambda: first or len(LOG.entries) - before >= KEPT_FROM):
+        log = await LOG.refresh()
+        index = log.runs()
+        rebuilt = index.rebuilt()
+        runs = sorted(rebuilt.runs, key=lambda run: run.started, reverse=True)
+        shown = runs_overview(runs)
+    return {"runs": shown, "calls": index.run_calls, "corrupt": log.corrupt + rebuilt.skipped,
             "rate_ticks": rate_ticks()}
 
 
