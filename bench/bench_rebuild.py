@@ -1,7 +1,7 @@
 """Time rebuilding and grading evaluation runs from audit logs of 1,000 to 100,000 calls (DR-006).
 
 Usage: ``python3 bench/bench_rebuild.py [--sizes 1000 10000 100000] [--pyodide-sizes 1000 10000]
-[--browser-sizes 1000 10000] [--page-sizes 10000 100000] [--repeats 5]`` or ``--profile 10000``
+[--browser-sizes 1000 10000] [--page-sizes 10000 100000] [--page-against COMMIT] [--repeats 5]`` or ``--profile 10000``
 
 Each log is synthetic but made of real parts: runs of the twenty cases whose
 answers are JSON written from each case's true facts, with a walkthrough of
@@ -26,7 +26,10 @@ Every timing starts with an empty grading cache.
 ``--page-sizes`` times the page itself: the real site, its IndexedDB store filled
 with the log, /ai-eval/ reopened in a new tab (a new worker, nothing read yet), and
 the time from "Python ready" to the runs list shown and to the newest run's detail
-shown; the goal is the list within 1.5 s of ready for 10,000 entries (DR-006).
+shown; the goal is the list within 1.5 s of ready for 10,000 entries (DR-006). It also
+prints when each call the page made to the worker was answered. ``--page-against COMMIT``
+builds the site as that commit had it and reopens both, their tabs taking turns, so a
+before/after pair shares the machine's load.
 
 Times are min / median / max milliseconds over the repeats; memory is the
 tracemalloc peak of parse + rebuild + report, measured in a separate pass.
