@@ -60,7 +60,8 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 class ImportFileError(ValueError):
-    """A file that cannot be imported; the message says why in words a visitor can act on."""
+    """A file that cannot be imported; the message says why in words a visitor can act on, and that
+    nothing was imported, so the page and the command line show it as it is."""
 
 
 # --------------------------------------------------------------------------- export
@@ -186,7 +187,8 @@ def _log_entries(text: str) -> list:
     lines = [(number, line) for number, line in enumerate(text.split("\n"), 1) if line.strip()]
     if len(lines) > MAX_IMPORT_ENTRIES:
         raise ImportFileError(
-            f"The log has {len(lines):,} entries; an import takes at most {MAX_IMPORT_ENTRIES:,}."
+            f"The log has {len(lines):,} entries; an import takes at most {MAX_IMPORT_ENTRIES:,}. "
+            "Nothing was imported."
         )
     entries = []
     for position, (number, line) in enumerate(lines):
@@ -198,14 +200,9 @@ def _log_entries(text: str) -> list:
                     f"Line {number}, the last, is cut off (the log was written until it stopped, mid-entry), "
                     "so nothing was imported. Remove that line to import the rest."
                 ) from None
-            raise ImportFileError(
-                f"Line {number} of the log is not valid JSON ({exc.msg} at column {exc.colno}); "
-                "nothing was imported."
-            ) from None
+            raise _not_json(f"Line {number} of the log", f"{exc.msg} at column {exc.colno}") from None
         except (ValueError, RecursionError) as exc:
-            reason = audit.shown(str(exc), 200)
-            raise ImportFileError(f"Line {number} of the log is not valid JSON ({reason}); nothing was imported.") \
-                from None
+            raise _not_json(f"Line {number} of the log", audit.shown(str(exc), 200)) from None
     return entries
 
 
@@ -222,13 +219,14 @@ def _load(text: str) -> object:
                 "The file ends too early: it is cut off (truncated), so nothing was imported. "
                 "Export it again and import the complete file."
             ) from None
-        raise ImportFileError(
-            f"The file is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
-            "nothing was imported."
-        ) from None
+        raise _not_json("The file", f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
     except (ValueError, RecursionError) as exc:
-        reason = audit.shown(str(exc), 200)
-        raise ImportFileError(f"The file is not valid JSON ({reason}); nothing was imported.") from None
+        raise _not_json("The file", audit.shown(str(exc), 200)) from None
+
+
+def _not_json(what: str, reason: str) -> ImportFileError:
+    """``what`` (the file, or one line of a log) does not parse as JSON, for ``reason``: nothing is imported."""
+    return ImportFileError(f"{what} is not valid JSON ({reason}); nothing was imported.")
 
 
 def _check_head(doc: object) -> list:
@@ -248,7 +246,9 @@ def _check_head(doc: object) -> list:
             f"{EXPORT_FORMAT}. Nothing was imported."
         )
     if version != EXPORT_FORMAT:
-        raise ImportFileError(f"The export is format {version}; this site reads format {EXPORT_FORMAT}.")
+        raise ImportFileError(
+            f"The export is format {version}; this site reads format {EXPORT_FORMAT}. Nothing was imported."
+        )
     unknown = sorted(str(k)[:40] for k in doc if k not in EXPORT_KEYS)
     missing = [k for k in EXPORT_KEYS if k not in doc]
     if unknown or missing:
@@ -265,7 +265,8 @@ def _check_head(doc: object) -> list:
         raise ImportFileError("The export's entries must be a list; nothing was imported.")
     if len(entries) > MAX_IMPORT_ENTRIES:
         raise ImportFileError(
-            f"The export has {len(entries):,} entries; an import takes at most {MAX_IMPORT_ENTRIES:,}."
+            f"The export has {len(entries):,} entries; an import takes at most {MAX_IMPORT_ENTRIES:,}. "
+            "Nothing was imported."
         )
     return entries
 
@@ -298,7 +299,7 @@ def parse_import(text: str | bytes) -> list[dict]:
         except UnicodeDecodeError:
             raise ImportFileError(UTF8_ONLY) from None
     if not isinstance(text, str):
-        raise ImportFileError("The import needs the text of a JSON export.")
+        raise ImportFileError("The import needs the text of a JSON export; nothing was imported.")
     if len(text) > MAX_IMPORT_CHARS:
         raise ImportFileError(_too_big(len(text)))
     if not text.strip():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
 import shutil
@@ -144,6 +145,10 @@ def add_to_template(root: Path, name: str, line: str) -> None:
     path.write_text("\n".join([*lines[:2], line, *lines[2:]]), encoding="utf-8")
 
 
+def rewrite(path: Path, old: str, new: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+
+
 def add_page(root: Path, name: str, body: str) -> None:
     (root / "site_src" / "pages" / name).write_text(f"---\ntitle: More\n---\n{body}", encoding="utf-8")
 
@@ -164,11 +169,9 @@ BROKEN = [
      "DR-003-x.md:1: missing front matter"),
     ("bad-yaml", lambda r: (r / "decisions" / "DR-003-x.md").write_text("---\nid: [DR-003\n---\n"),
      "DR-003-x.md:"),
-    ("bad-date", lambda r: write_record(r, "DR-003", extra="").write_text(
-        (r / "decisions" / "DR-003-thing.md").read_text().replace("2026-11-01", "soon")),
+    ("bad-date", lambda r: rewrite(write_record(r, "DR-003"), "2026-11-01", "soon"),
      "DR-003-thing.md:5: date must be a date"),
-    ("missing-section", lambda r: write_record(r, "DR-003").write_text(
-        (r / "decisions" / "DR-003-thing.md").read_text().replace("## Why", "## Because")),
+    ("missing-section", lambda r: rewrite(write_record(r, "DR-003"), "## Why", "## Because"),
      "DR-003-thing.md:7: missing section '## Why'"),
     ("id-not-file-name", lambda r: write_record(r, "DR-003").rename(r / "decisions" / "DR-004-thing.md"),
      "DR-004-thing.md:2: file name must be 'DR-003-slug.md'"),
@@ -210,12 +213,21 @@ BROKEN = [
 ]
 
 
-@pytest.mark.parametrize(("breakage", "expected"), [(b, e) for _, b, e in BROKEN],
-                         ids=[i for i, _, _ in BROKEN])
-def test_broken_source_fails_naming_file_and_line(project, breakage, expected):
+def each_breakage(rows: list[tuple]) -> pytest.MarkDecorator:
+    """Parametrize ``breakage`` and ``expected`` over (id, breakage, expected problem) rows, named by their ids."""
+    return pytest.mark.parametrize(("breakage", "expected"), [(b, e) for _, b, e in rows], ids=[i for i, _, _ in rows])
+
+
+def assert_build_reports(project: Path, breakage, expected: str) -> None:
+    """After ``breakage(project)`` the build reports a problem containing ``expected`` (file and line)."""
     breakage(project)
     problems = problems_of(project)
     assert any(expected in p for p in problems), problems
+
+
+@each_breakage(BROKEN)
+def test_broken_source_fails_naming_file_and_line(project, breakage, expected):
+    assert_build_reports(project, breakage, expected)
 
 
 def test_template_link_broken_on_every_page_is_reported_once(project):
@@ -362,6 +374,62 @@ def test_two_builds_are_byte_identical(tmp_path):
     assert on_disk == sorted(first)
 
 
+def test_rebuild_keeps_unchanged_files_and_removes_what_is_not_an_output(tmp_path):
+    dist, outside = tmp_path / "dist", tmp_path / "outside"
+    build.write_dist({"same.txt": b"same", "a/changed.txt": b"old", "a/gone.txt": b"x", "b/c/gone.txt": b"x"}, dist)
+    outside.mkdir()
+    (outside / "kept.txt").write_bytes(b"not ours")
+    (dist / "a" / "link").symlink_to(outside, target_is_directory=True)
+    (dist / "file-link.txt").symlink_to(outside / "kept.txt")
+    (dist / "now-a-file").mkdir()
+    long_ago = 1_000_000_000
+    os.utime(dist / "same.txt", (long_ago, long_ago))
+    build.write_dist({"same.txt": b"same", "a/changed.txt": b"new", "now-a-file": b"f"}, dist)
+    on_disk = {p.relative_to(dist).as_posix(): p.read_bytes() for p in dist.rglob("*") if p.is_file()}
+    assert on_disk == {"same.txt": b"same", "a/changed.txt": b"new", "now-a-file": b"f"}
+    assert sorted(p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_dir()) == ["a"]
+    assert (dist / "same.txt").stat().st_mtime == long_ago  # not written again
+    assert (outside / "kept.txt").read_bytes() == b"not ours"  # links are removed, never followed
+
+
+def test_a_build_with_warm_caches_does_not_import_the_experiment(tmp_path, dist):
+    # The dist fixture's build filled the caches; the experiment's figures and markup come from them (DR-001).
+    again = tmp_path / "again"
+    code = ("import json, sys, pathlib, build\n"
+            f"build.build(dist=pathlib.Path({str(again)!r}))\n"
+            "print(json.dumps(list(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=build.ROOT, capture_output=True, text=True, check=True)
+    imported = set(json.loads(done.stdout))
+    assert "pyapp.experiment" not in imported
+    assert ((tmp_path / "again" / "experiments" / "index.html").read_bytes()
+            == (dist / "experiments" / "index.html").read_bytes())
+
+
+def test_a_rebuild_takes_unchanged_documents_from_the_cache_and_converts_changed_ones(project, tmp_path, monkeypatch):
+    first = build.build(project, tmp_path / "a")
+    real_renderer, real_reader = build.MarkdownRenderer, build.HtmlChecker
+
+    def refused(*args, **kwargs):
+        raise AssertionError("converted or read again although nothing changed")
+
+    monkeypatch.setattr(build, "MarkdownRenderer", refused)
+    monkeypatch.setattr(build, "HtmlChecker", refused)
+    assert build.build(project, tmp_path / "b") == first
+    monkeypatch.setattr(build, "MarkdownRenderer", real_renderer)
+    monkeypatch.setattr(build, "HtmlChecker", real_reader)
+    write_record(project, "DR-002", "second", body="See [the first](../DR-001/) again.", day=2)
+    changed = build.build(project, tmp_path / "c")
+    assert "again." in changed["decisions/DR-002/index.html"].decode()
+    shutil.rmtree(project / ".cache")
+    assert build.build(project, tmp_path / "d") == changed  # as a build without the cache makes it
+
+
+def test_a_document_with_a_problem_is_checked_again_on_every_build(project, tmp_path):
+    write_record(project, "DR-002", "second", body="See DR-009.", day=2)
+    for _ in range(2):
+        assert any("reference to missing record DR-009" in problem for problem in problems_of(project))
+
+
 def test_output_may_not_leave_dist(tmp_path):
     with pytest.raises(build.BuildFailed, match="leaves dist"):
         build.write_dist({"../escape.txt": b"x"}, tmp_path / "dist")
@@ -471,3 +539,14 @@ def test_real_home_page_sends_explaining_a_search_to_the_explorer(dist):
     assert "explain the search" in explorer_item
     eval_item = next(li for li in re.findall(r"<li>(.*?)</li>", html, flags=re.DOTALL) if "AI evaluation" in li)
     assert "explain a" not in eval_item
+
+
+def test_a_changed_template_fails_the_snapshot_with_a_diff_of_each_page(project, tmp_path):
+    add_to_template(project, "base.html.j2", "<!-- a changed line -->")
+    build.build(project, tmp_path / "dist")
+    report = differences(SNAPSHOT, tmp_path / "dist")
+    pages = sorted(p.relative_to(SNAPSHOT).as_posix() for p in SNAPSHOT.rglob("*.html"))
+    for page in pages:
+        [diff] = [r for r in report if r.startswith(f"--- snapshot/{page}\n+++ built/{page}\n")]
+        assert "\n+<!-- a changed line -->\n" in diff, diff
+    assert len(pages) >= 6

@@ -349,11 +349,17 @@ async function compare() {
   const out = $("comparison");
   out.replaceChildren();
   const [a, b] = [$("compare-a").value, $("compare-b").value];
-  if (!a || !b || a === b) {
-    out.append(element("p", "Choose two different runs."));
+  if (!a || !b) {
+    out.append(element("p", "Choose two runs."));
     return;
   }
-  const result = await python.call("compare_runs", { run_a: a, run_b: b });
+  let result;
+  try {
+    result = await python.call("compare_runs", { run_a: a, run_b: b });
+  } catch (error) {
+    out.append(element("p", error.message));  // pyapp refuses a run compared with itself, as compare does
+    return;
+  }
   const list = element("dl", null, { class: "stats", id: "compare-figures" });
   for (const [label, text] of [["First run", result.display.first], ["Second run", result.display.second],
     ["Paired difference (Newcombe)", result.display.difference], ["Test", result.display.mcnemar],
@@ -623,7 +629,7 @@ $("import-file").addEventListener("change", async () => {
     // The file's bytes, not file.text(): Python decodes them strictly, as the command line does.
     result = await python.call("import_audit", { data: base64(await file.arrayBuffer()) });
   } catch (error) {
-    $("import-message").textContent = `Nothing was imported: ${error.message}`;
+    $("import-message").textContent = error.message;  // pyapp's sentence says that nothing was imported
     return;
   } finally {
     $("import-file").value = "";

@@ -45,7 +45,7 @@ function drawTree() {
   svg("path", { d: tree.nodes.map((node) => `M${node.x},${node.y}h0`).join(""), class: "points" },
     $("layer-points"));
   for (const [name, value] of Object.entries(tree.stats)) {
-    document.querySelector(`[data-stat="${name}"]`).textContent = name === "average_depth" ? value.toFixed(2) : value;
+    document.querySelector(`[data-stat="${name}"]`).textContent = value;
   }
   tree.byId = new Map(tree.nodes.map((node) => [node.id, node]));
 }
