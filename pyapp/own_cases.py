@@ -115,6 +115,22 @@ class OwnCases:
         register_own_set(self.name, tuple(self.cases))
         return True
 
+    def case_id_of(self, search: dict) -> str | None:
+        """The id of the case that is ``search`` (as :func:`own_case_search` keeps it), or None."""
+        key = _key(search)
+        return next((c.case_id for c, k in zip(self.cases, self.keys, strict=True) if k == key), None)
+
+    @property
+    def full(self) -> bool:
+        return len(self.keys) >= MAX_OWN_CASES
+
+    def summary(self) -> str:
+        """One sentence naming the set as it is now, for the explorer and the evaluation page."""
+        if self.name is None:
+            return "You have no cases of your own yet."
+        count = len(self.cases)
+        return f"Your cases are {set_label(self.name)}: {count} {'search' if count == 1 else 'searches'}."
+
     def add_entries(self, entries: Iterable[dict]) -> OwnCases:
         for entry in entries:
             if entry["type"] == EntryType.OWN_CASE:

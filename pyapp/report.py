@@ -17,7 +17,7 @@ import statistics
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 
-from pyapp.evalset import SET_VERSIONS, case, case_ids, set_kinds
+from pyapp.evalset import SET_VERSIONS, case, case_ids, is_own_set, set_kinds
 from pyapp.own_cases import refuse_own_with_fixed, set_label
 from pyapp.runs import Run, cases_to_ask, gc_paused
 from pyapp.stats import (
@@ -234,6 +234,8 @@ def runs_overview(runs: Sequence[Run]) -> list[dict]:
             "run_id": run.run_id,
             "eval_set_version": run.eval_set_version,
             "set_label": set_label(run.eval_set_version),
+            # What the runs list adds after a run's name: only a run of the visitor's own cases says its set.
+            "set_note": f" · {set_label(run.eval_set_version)}" if is_own_set(run.eval_set_version) else "",
             "started": run.started,
             "last": run.last,
             "settings": run.settings,
@@ -323,7 +325,8 @@ def set_guidance(versions: Sequence[str] = SET_VERSIONS) -> list[dict]:
             "half_widths": widths,
             "smallest_one_way": k,
             "smallest_one_way_points": paired["smallest_one_way_points"],
-            "text": (f"{version}, {n} cases: the Wilson 95% interval is {', '.join(w['text'] for w in widths)}; "
+            "text": (f"{set_label(version)}, {n} cases: the Wilson 95% interval is "
+                     f"{', '.join(w['text'] for w in widths)}; "
                      f"the smallest difference two runs can show is {detectable}."),
         })
     return rows

@@ -247,3 +247,30 @@ def test_the_command_line_needs_a_log_for_own_cases_only(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["evalset", "--set", EVAL_SET_VERSION, str(empty)])
     assert "needs no LOG" in capsys.readouterr().err
+
+
+def test_the_page_adds_a_search_once_and_offers_the_set_with_its_label(worker):
+    from pyapp import browser
+
+    def handle(name: str, **args) -> dict:
+        return json.loads(run_async(browser.handle(name, json.dumps(args))))
+
+    assert handle("own_set") == {"ok": True, "value": None}
+    first = handle("add_own_case", search=SEARCHES[0])["value"]
+    assert first["added"] and first["text"].startswith("Added as Y01. Your cases are own-")
+    again = handle("add_own_case", search={**SEARCHES[0], "lon": 24.94400000001})["value"]
+    assert not again["added"] and again["text"].startswith("This search is already Y01 of your cases.")
+    for search in SEARCHES[1:]:
+        handle("add_own_case", search=search)
+    assert len([e for e in worker.stored if '"own_case"' in e]) == 3
+    name = own_cases_of(own()).name
+    offer = handle("own_set")["value"]
+    assert offer["eval_set_version"] == name and offer["cases"] == 3
+    assert offer["option"] == f"{name} (your own cases) (3 cases)"
+    assert offer["text"].startswith(f"{name} (your own cases), 3 cases: the Wilson 95% interval")
+    page = handle("evalset", set_version=name)["value"]
+    assert page["summary"].startswith(f"{name} (your own cases): 3 searches you added in the explorer")
+    assert [r["case_id"] for r in page["rows"]] == ["Y01", "Y02", "Y03"]
+    assert handle("run_size_estimate", runs=1, set_version=name)["value"]["calls"] == 3
+    bad = handle("add_own_case", search={**SEARCHES[0], "order": "<b>x</b>"})
+    assert bad["ok"] is False and "search.order: must be one of file" in bad["error"] and "<b>" not in bad["error"]
