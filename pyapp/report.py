@@ -182,6 +182,7 @@ def run_report(run: Run) -> dict:
         "last": run.last,
         "eval_set_version": run.eval_set_version,
         "set_label": set_label(run.eval_set_version),
+        "set_note": _set_note(run.eval_set_version),
         "settings": run.settings,
         "mixed_settings": run.mixed_settings,
         "settings_seen": list(run.settings_seen),
@@ -218,6 +219,11 @@ def run_report(run: Run) -> dict:
     return report
 
 
+def _set_note(version: str) -> str:
+    """What the page adds after a run's name: only a run of the visitor's own cases names its set (DR-009)."""
+    return f" · {set_label(version)}" if is_own_set(version) else ""
+
+
 def runs_overview(runs: Sequence[Run]) -> list[dict]:
     """One row per run for the runs list: grounded share and Wilson interval, no bootstrap, so cheap.
 
@@ -234,8 +240,7 @@ def runs_overview(runs: Sequence[Run]) -> list[dict]:
             "run_id": run.run_id,
             "eval_set_version": run.eval_set_version,
             "set_label": set_label(run.eval_set_version),
-            # What the runs list adds after a run's name: only a run of the visitor's own cases says its set.
-            "set_note": f" · {set_label(run.eval_set_version)}" if is_own_set(run.eval_set_version) else "",
+            "set_note": _set_note(run.eval_set_version),
             "started": run.started,
             "last": run.last,
             "settings": run.settings,

@@ -108,7 +108,7 @@ async function showRunDetail(runId) {
   const detail = $("run-detail");
   detail.replaceChildren();
   detail.dataset.run = run.run_id;
-  detail.append(element("h3", `Run ${run.run_id}`));
+  detail.append(element("h3", `Run ${run.run_id}${run.set_note}`));
   detail.append(element("p", `Grounded: ${run.display.grounded}. Model failures count as not grounded; ` +
     "infrastructure failures and stale inputs are left out of every denominator.", { id: "run-headline" }));
   detail.append(element("p", `Latency of the answering request: ${run.display.latency}. ${run.display.tokens}.`,
@@ -145,7 +145,7 @@ async function showRunDetail(runId) {
 }
 
 function fillRunSelects() {
-  const options = overview.runs.map((run) => [run.run_id, `${run.run_id} · ${modelOf(run)}`]);
+  const options = overview.runs.map((run) => [run.run_id, `${run.run_id} · ${modelOf(run)}${run.set_note}`]);
   for (const id of ["continue-select", "compare-a", "compare-b", "export-run", "rate-run"]) {
     const select = $(id);
     const keep = select.value;
@@ -332,7 +332,7 @@ async function refreshRuns() {
   for (const run of overview.runs) {
     const link = element("button", run.run_id, { type: "button", class: "linkish" });
     link.addEventListener("click", () => showRunDetail(run.run_id));
-    row(body, [link, run.started.replace("T", " ").replace("Z", ""), modelOf(run),
+    row(body, [link, run.started.replace("T", " ").replace("Z", ""), `${modelOf(run)}${run.set_note}`,
       run.display.grounded_count, run.display.grounded_interval, run.display.median_latency,
       run.infrastructure_failures, run.stale, run.display.tokens_in_out],
     { "data-run": run.run_id });
@@ -353,7 +353,13 @@ async function compare() {
     out.append(element("p", "Choose two different runs."));
     return;
   }
-  const result = await python.call("compare_runs", { run_a: a, run_b: b });
+  let result;
+  try {
+    result = await python.call("compare_runs", { run_a: a, run_b: b });
+  } catch (error) {
+    out.append(element("p", `Not compared: ${error.message}`, { id: "compare-refused" }));
+    return;
+  }
   const list = element("dl", null, { class: "stats", id: "compare-figures" });
   for (const [label, text] of [["First run", result.display.first], ["Second run", result.display.second],
     ["Paired difference (Newcombe)", result.display.difference], ["Test", result.display.mcnemar],
@@ -580,8 +586,17 @@ $("show-agreement").addEventListener("click", async () => {
 });
 $("set-select").addEventListener("change", () => { showSet($("set-select").value); showEstimate(); });
 
+// The visitor's own cases (DR-009) join the set choice once they hold a case, labelled as theirs.
+async function offerOwnSet() {
+  const mine = await python.call("own_set");
+  if (!mine) return;
+  $("set-select").append(element("option", mine.option, { value: mine.eval_set_version, "data-own": "true" }));
+  $("set-guidance").append(element("li", mine.text, { "data-set": mine.eval_set_version, "data-own": "true" }));
+}
+
 python.ready.then(async () => {
   showRubric(await python.call("rubric"));
+  await offerOwnSet();
   await Promise.all([showSet(), refreshRuns(), showEstimate()]);
   document.body.dataset.evalReady = "true";
 }).catch(() => {});
