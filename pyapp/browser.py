@@ -524,12 +524,14 @@ async def record_rating(call_id: str, rater: str, answers: dict, note: str = "")
 
 @op
 async def agreement() -> dict:
-    """The agreement figures of the whole log, and the text ``python -m pyapp agreement`` prints for them."""
+    """The agreement figures of the whole log as the page's tables, and the text ``python -m pyapp agreement``
+    prints for them."""
     from .agreement import agreement_report, format_agreement_report
+    from .agreement_tables import agreement_tables
 
     log = await LOG.refresh()
     report = agreement_report(log.entries, list(log.runs().rebuilt()))
-    return {"report": report, "text": format_agreement_report(report)}
+    return {"report": report, "tables": agreement_tables(report), "text": format_agreement_report(report)}
 
 
 @op

@@ -577,11 +577,37 @@ $("rating-item").addEventListener("keydown", (event) => {
 });
 $("start-rating").addEventListener("click", startRating);
 $("stop-rating").addEventListener("click", () => stopRating("Rating stopped; the answers rated so far are recorded."));
+// Every string of the agreement tables is made in Python (pyapp.agreement_tables); this only places them.
+function showAgreement(view) {
+  const out = $("agreement-tables");
+  out.replaceChildren(element("p", view.who, { id: "agreement-who" }));
+  if (view.note) out.append(element("p", view.note, { class: "note" }));
+  for (const pair of view.pairs) {
+    const part = element("div", null, { class: "agreement-pair" });
+    part.append(element("h3", pair.heading), table(pair.label, pair.columns, pair.rows));
+    for (const note of pair.notes) part.append(element("p", note, { class: "note" }));
+    out.append(part);
+  }
+  for (const rater of view.versus) {
+    const part = element("div", null, { class: "agreement-rater" });
+    part.append(element("h3", rater.heading), table(rater.label, rater.columns, rater.rows),
+      element("p", rater.figures, { class: "agreement-figures" }));
+    for (const note of rater.notes) part.append(element("p", note, { class: "note" }));
+    part.append(rater.disagreements.length
+      ? table(rater.disagreements_label, rater.disagreement_columns, rater.disagreements, { class: "disagreements" })
+      : element("p", rater.none_differ));
+    out.append(part);
+  }
+}
+
 $("show-agreement").addEventListener("click", async () => {
   try {
-    $("agreement-text").textContent = (await python.call("agreement")).text;
+    const figures = await python.call("agreement");
+    showAgreement(figures.tables);
+    $("agreement-text").textContent = figures.text;
   } catch (error) {
-    $("agreement-text").textContent = `The figures could not be computed: ${error.message}`;
+    $("agreement-tables").replaceChildren(element("p", `The figures could not be computed: ${error.message}`));
+    $("agreement-text").textContent = "";
   }
 });
 $("set-select").addEventListener("change", () => { showSet($("set-select").value); showEstimate(); });
