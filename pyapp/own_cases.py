@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -42,15 +43,27 @@ OWN_LABEL = "your own cases"
 OWN = "own"
 
 
+def _number(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError("not a number")
+    number = float(value)  # OverflowError beyond a float's range
+    if not math.isfinite(number):
+        raise ValueError("not a finite number")
+    return number
+
+
 def own_case_search(search: dict) -> dict:
-    """The search as an own case keeps it: the five fields, coordinates to 7 decimals, floats for numbers."""
+    """The search as an own case keeps it: the five fields, coordinates to 7 decimals, floats for numbers.
+
+    ``TypeError``, ``ValueError`` or ``OverflowError`` when a coordinate or the radius is not a usable number.
+    """
     radius = search.get("radius")
     return {
         "order": search.get("order"),
         "kind": search.get("kind"),
-        "lon": round(float(search.get("lon")), COORD_DECIMALS),
-        "lat": round(float(search.get("lat")), COORD_DECIMALS),
-        "radius": None if radius is None else float(radius),
+        "lon": round(_number(search.get("lon")), COORD_DECIMALS),
+        "lat": round(_number(search.get("lat")), COORD_DECIMALS),
+        "radius": None if radius is None else _number(radius),
     }
 
 
@@ -58,8 +71,9 @@ def own_case_entry(entry_id: str, time: datetime | str, search: dict) -> dict:
     """The audit entry that adds ``search`` to the visitor's cases; ``ValueError`` in words for a bad search."""
     try:
         kept = own_case_search(search)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError("The search needs a query point with a longitude and a latitude.") from None
+    except (AttributeError, TypeError, ValueError, OverflowError):
+        raise ValueError("The search needs a query point with a longitude and a latitude, and a radius search "
+                         "a radius, as numbers.") from None
     entry = {"format": AUDIT_FORMAT, "id": entry_id, "type": EntryType.OWN_CASE, "time": format_time(time),
              "search": kept}
     problems = validate_entry(entry)

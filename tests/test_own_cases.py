@@ -74,9 +74,17 @@ def test_validation_never_raises_on_hostile_searches(search):
     assert isinstance(problems, list)
 
 
-def test_own_case_entry_refuses_a_search_without_a_point_in_words():
+@pytest.mark.parametrize("search", [
+    {"order": "file", "kind": "nearest", "lon": None, "lat": 1, "radius": None},
+    {**SEARCHES[0], "lon": True}, {**SEARCHES[0], "lat": "60.17"}, {**SEARCHES[1], "radius": "0.003"},
+    {**SEARCHES[0], "lon": 10**400}, {**SEARCHES[0], "lat": float("inf")}, [], "search",
+])
+def test_own_case_entry_refuses_a_search_without_a_usable_point_in_words(search):
     with pytest.raises(ValueError, match="needs a query point"):
-        own_case_entry("o1", at(0), {"order": "file", "kind": "nearest", "lon": None, "lat": 1, "radius": None})
+        own_case_entry("o1", at(0), search)
+
+
+def test_own_case_entry_refuses_a_bad_order_with_the_reason():
     with pytest.raises(ValueError, match="search.order"):
         own_case_entry("o1", at(0), {**SEARCHES[0], "order": "nope"})
 
