@@ -213,7 +213,8 @@ _OWN_SETS: dict[str, tuple[Case, ...]] = {}
 def is_own_set(version: object) -> bool:
     """True for a name of the visitor's own set (``own-`` and 8 hex digits), known or not."""
     return (isinstance(version, str) and len(version) == len(OWN_SET_PREFIX) + 8
-            and version.startswith(OWN_SET_PREFIX) and all(ch in "0123456789abcdef" for ch in version[4:]))
+            and version.startswith(OWN_SET_PREFIX)
+            and all(ch in "0123456789abcdef" for ch in version[len(OWN_SET_PREFIX):]))
 
 
 def register_own_set(name: str, own: tuple[Case, ...]) -> None:
