@@ -115,10 +115,10 @@ class OwnCases:
         key = _key(entry["search"])
         if key in self._seen:
             return False
+        self._seen.add(key)
         if len(self.keys) >= MAX_OWN_CASES:
             self.beyond_limit += 1
             return False
-        self._seen.add(key)
         order, kind, lon, lat, radius = key
         case_id = f"Y{len(self.keys) + 1:02d}"
         provisional = Case(case_id, f"own-{kind}", order, lon, lat, radius, "")
@@ -143,7 +143,11 @@ class OwnCases:
         if self.name is None:
             return "You have no cases of your own yet."
         count = len(self.cases)
-        return f"Your cases are {set_label(self.name)}: {count} {'search' if count == 1 else 'searches'}."
+        text = f"Your cases are {set_label(self.name)}: {count} {'search' if count == 1 else 'searches'}."
+        if self.beyond_limit:
+            text += (f" {self.beyond_limit} more came after the set was full ({MAX_OWN_CASES} searches) and are "
+                     "not in it.")
+        return text
 
     def add_entries(self, entries: Iterable[dict]) -> OwnCases:
         for entry in entries:

@@ -128,8 +128,9 @@ def test_an_own_set_the_log_does_not_hold_is_refused_in_words():
 
 def test_the_set_holds_at_most_eighty_cases():
     many = [{**SEARCHES[0], "lon": round(24.9 + i * 0.0001, 7)} for i in range(MAX_OWN_CASES + 2)]
-    mine = own_cases_of(own(many))
+    mine = own_cases_of(own(many + many[-1:]))
     assert len(mine.cases) == MAX_OWN_CASES and mine.beyond_limit == 2
+    assert mine.summary().endswith("80 searches. 2 more came after the set was full (80 searches) and are not in it.")
 
 
 def own_run(run_id: str, name: str, start: float, grounded: frozenset[str] | None = None) -> list[dict]:
