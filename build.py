@@ -21,6 +21,7 @@ import html
 import html.parser
 import itertools
 import json
+import os
 import posixpath
 import re
 import shutil
@@ -110,11 +111,64 @@ class Page:
     description: str = SITE_DESCRIPTION  # the page's meta description (front matter 'description')
 
 
+DOCUMENT_CACHE = Path(".cache") / "documents.json"  # under the project folder, ignored by git
+
+
+class DocumentCache:
+    """What the last build computed from each document's text, where nothing it depends on has changed (DR-001).
+
+    The results kept are pure functions of their inputs: a document's HTML and contents (given its
+    text, URL and the records' ids) and the links and ids of a rendered page. An entry's key is a
+    hash of build.py itself, Python-Markdown's version and every input, so a change to any of them
+    misses. Only a document without a problem is kept, so a failing build always checks afresh.
+    The file holds only the entries the last build used.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.entries = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.entries = {}
+        if not isinstance(self.entries, dict):
+            self.entries = {}
+        self.used: dict[str, object] = {}
+
+    def key(self, *inputs: str) -> str:
+        digest = hashlib.sha256(code_version().encode())
+        for part in inputs:
+            digest.update(b"\0" + part.encode("utf-8", "surrogatepass"))
+        return digest.hexdigest()
+
+    def get(self, key: str) -> object:
+        if key in self.entries:
+            self.used[key] = self.entries[key]
+        return self.used.get(key)
+
+    def put(self, key: str, value: object) -> None:
+        self.used[key] = value
+
+    def save(self) -> None:
+        if self.used == self.entries:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_suffix(f".{os.getpid()}.part")
+        partial.write_text(json.dumps(self.used), encoding="utf-8")
+        partial.replace(self.path)
+
+
+@functools.cache
+def code_version() -> str:
+    """A hash of what turns a document into HTML and checks it: this file and Python-Markdown's version."""
+    return hashlib.sha256(Path(__file__).read_bytes() + markdown.__version__.encode()).hexdigest()
+
+
 @dataclass
 class Site:
     records: list[Record]
     pages: list[Page]
     static: dict[str, bytes] = field(default_factory=dict)  # output path -> bytes
+    cache: DocumentCache | None = None  # what the last build computed, or None to compute everything
 
 
 # --- small pure helpers -------------------------------------------------------------
@@ -472,12 +526,24 @@ class HtmlChecker(html.parser.HTMLParser):
             self.refused.append(("processing instructions <?...> are not allowed", (r"<\?",)))
 
 
-def read_html(text: str) -> HtmlChecker:
+@dataclass(frozen=True)
+class PageLinks:
+    links: tuple[tuple[str, int], ...]  # (href or src, its line in the HTML)
+    ids: frozenset[str]
+
+
+def read_html(text: str, cache: DocumentCache | None = None) -> PageLinks:
     """The links and ids of a rendered page (its markup is the templates', not checked)."""
+    key = cache.key("rendered", text) if cache is not None else ""
+    kept = cache.get(key) if cache is not None else None
+    if isinstance(kept, dict):
+        return PageLinks(tuple((href, line) for href, line in kept["links"]), frozenset(kept["ids"]))
     reader = HtmlChecker(check_markup=False)
     reader.feed(text)
     reader.close()
-    return reader
+    if cache is not None:
+        cache.put(key, {"links": reader.links, "ids": sorted(reader.ids)})
+    return PageLinks(tuple(reader.links), frozenset(reader.ids))
 
 
 def refused_html(document: Record | Page) -> list[Problem]:
@@ -571,16 +637,30 @@ def load_site(root: Path = ROOT) -> Site:
     problems += link_records(records)
     pages, found = load_pages(root / "site_src", root)
     problems += found
-    markdown_renderer = MarkdownRenderer({r.id for r in records})
+    ids = {r.id for r in records}
+    cache = DocumentCache(root / DOCUMENT_CACHE)
+    markdown_renderer = None  # made only when a document is not in the cache
     for document in [*records, *(page for page in pages if page.kind == "markdown")]:
+        key = cache.key("document", document.url, " ".join(sorted(ids)), document.body)
+        kept = cache.get(key)
+        if isinstance(kept, dict):
+            document.html = kept["html"]
+            if isinstance(document, Record):
+                document.contents = tuple(tuple(section) for section in kept["contents"])
+            continue
+        markdown_renderer = markdown_renderer or MarkdownRenderer(ids)
         document.html, missing = markdown_renderer.convert(document.body, document.url)
         if isinstance(document, Record):
             document.contents = markdown_renderer.sections()
-        problems += [Problem(document.source, prose_line(document, mention), f"reference to missing record {mention}")
-                     for mention in missing]
-        problems += refused_html(document)
-        problems += list_indent_problems(document)
-    site = Site(records, pages)
+        found = [Problem(document.source, prose_line(document, mention), f"reference to missing record {mention}")
+                 for mention in missing]
+        found += refused_html(document)
+        found += list_indent_problems(document)
+        if not found:
+            contents = document.contents if isinstance(document, Record) else ()
+            cache.put(key, {"html": document.html, "contents": contents})
+        problems += found
+    site = Site(records, pages, cache=cache)
     try:
         site.static = collect_static(root)
     except BuildFailed as failure:
@@ -609,17 +689,21 @@ def collect_static(root: Path) -> dict[str, bytes]:
     folder = pyodide_folder(runtime)
     for name in PYODIDE_FILES:
         files[f"{folder}/{name}"] = (runtime / name).read_bytes()
+    if not (root / "pyproject.toml").is_file():
+        raise BuildFailed([Problem("pyproject.toml", 1, "missing: it defines the package the site ships")])
+    name, wheel = build_wheel(root)
+    wheels = {f"{PYAPP_FOLDER}/{name}": wheel}
+    for path in sorted((root / "vendor").glob("*.whl")):
+        wheels[f"wheels/{path.name}"] = path.read_bytes()
     worker = "static/js/worker.mjs"
     if worker in files:  # a site with Python pages: the worker loads the precompiled stdlib by its hash (DR-002)
         stdlib = files[f"{folder}/python_stdlib.pyc.zip"] = stdlib_pyc.precompiled_stdlib(runtime)
         files[worker] = (files[worker].replace(b"STDLIB_PYC_HASH", content_hash(stdlib).encode())
                          .replace(b"PYODIDE_FOLDER", folder.encode()))
-    if not (root / "pyproject.toml").is_file():
-        raise BuildFailed([Problem("pyproject.toml", 1, "missing: it defines the package the site ships")])
-    name, wheel = build_wheel(root)
-    files[f"{PYAPP_FOLDER}/{name}"] = wheel
-    for wheel in sorted((root / "vendor").glob("*.whl")):
-        files[f"wheels/{wheel.name}"] = wheel.read_bytes()
+        # And the wheels with their modules precompiled too, so importing pyapp compiles nothing (DR-002).
+        by_name = stdlib_pyc.precompiled_wheels(runtime, {posixpath.basename(p): data for p, data in wheels.items()})
+        wheels = {path: by_name[posixpath.basename(path)] for path in wheels}
+    files.update(wheels)
     schema = root / "pyapp" / "answer_schema.json"
     if schema.is_file():
         files["answer-schema.json"] = schema.read_bytes()
@@ -758,6 +842,7 @@ class Renderer:
             keep_trailing_newline=True,
         )
         self.static = static
+        self.hashes: dict[str, str] = {}  # static path -> content hash
         self.origins: dict[tuple[str, str], Origin] = {}  # (page url, link as written) -> template line
         self.problems: list[Problem] = []
 
@@ -774,6 +859,21 @@ class Renderer:
             frame = frame.f_back
         return Origin("site_src/templates", 1, written)
 
+    def page_template(self, page: Page) -> jinja2.Template:
+        """A template page's own body, compiled as ``from_string`` would, through the bytecode cache."""
+        cache = self.env.bytecode_cache
+        bucket = cache.get_bucket(self.env, page.source, None, page.body)
+        if bucket.code is None:
+            bucket.code = self.env.compile(page.body)
+            cache.set_bucket(bucket)
+        return self.env.template_class.from_code(self.env, bucket.code, self.env.make_globals(None))
+
+    def asset_hash(self, path: str) -> str:
+        """Hashed once a build: every page asks for the same assets, the 4.5 MB precompiled stdlib among them."""
+        if path not in self.hashes:
+            self.hashes[path] = content_hash(self.static[path])
+        return self.hashes[path]
+
     @functools.cache  # noqa: B019 (one renderer per build)
     def template_path(self, filename: str) -> str:
         return Path(filename).resolve().relative_to(self.root.resolve()).as_posix()
@@ -789,7 +889,7 @@ class Renderer:
                 self.problems.append(Problem(origin.path, origin.line, f"asset {path!r} is not a file of the site"))
                 return root + path
             # Content-hashed query strings let hosts cache assets without serving stale ones.
-            href = f"{root}{path}?v={content_hash(self.static[path])}"
+            href = f"{root}{path}?v={self.asset_hash(path)}"
             if (url, href) not in self.origins:
                 self.origins[url, href] = self.caller(page, path)
             return href
@@ -802,7 +902,7 @@ class Renderer:
 
         wheels = json.dumps([asset(path) for path in sorted(self.static) if path.startswith("wheels/")])
         pyapp = asset(next(path for path in sorted(self.static) if path.startswith(f"{PYAPP_FOLDER}/")))
-        compiled = self.env.from_string(page.body) if page is not None else self.env.get_template(template)
+        compiled = self.page_template(page) if page is not None else self.env.get_template(template)
         return compiled.render(
             root=root, asset=asset, link=link, url=url, csp=CSP, site_title=SITE_TITLE,
             boot_timeout_ms=BOOT_TIMEOUT_MS, wheels=wheels, pyapp=pyapp, page_content=page_content, **context,
@@ -810,6 +910,17 @@ class Renderer:
 
 
 PAGE_CONTENT_CACHE = Path(".cache") / "page-content"  # under the project folder, ignored by git
+
+
+@functools.cache
+def pyapp_digest() -> str:
+    """A hash of pyapp's files, code and data: what the build keeps of pyapp's results is cached under it."""
+    package = ROOT / "pyapp"
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 @functools.cache
@@ -821,12 +932,7 @@ def page_content(name: str) -> dict:
     otherwise add several hundred milliseconds to every build. The value goes through JSON either way,
     so a build from the cache gives the same bytes.
     """
-    package = ROOT / "pyapp"
-    digest = hashlib.sha256()
-    for path in sorted(package.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
-    cached = ROOT / PAGE_CONTENT_CACHE / f"{name}-{digest.hexdigest()[:16]}.json"
+    cached = ROOT / PAGE_CONTENT_CACHE / f"{name}-{pyapp_digest()[:16]}.json"
     if not cached.exists():
         from pyapp import page_content as content
 
@@ -860,13 +966,26 @@ def experiment_figures(root: Path) -> dict:
     return figures
 
 
+EXPERIMENT_PAGE_CACHE = Path(".cache") / "experiment-page"  # under the project folder, ignored by git
+
+
 def experiment_section(root: Path, url: str) -> dict:
-    """What the experiments page places: the figures' markup, the digest, and the settings behind them."""
+    """What the experiments page places: the figures' markup, the digest, and the settings behind them.
+
+    Kept under a hash of pyapp's files and the page's URL: making the markup imports most of pyapp
+    (DR-001), which a build with nothing changed need not do.
+    """
+    cache = root / EXPERIMENT_PAGE_CACHE / f"{pyapp_digest()[:24]}-{content_hash(url.encode())}.json"
+    if cache.is_file():
+        return json.loads(cache.read_text(encoding="utf-8"))
     from pyapp.experiment_page import figures_html
 
     figures = experiment_figures(root)
-    return {"html": figures_html(figures, relative_url("explorer/index.html", url)), "digest": figures["digest"],
-            "seed": figures["seed"], "per_kind": figures["per_kind"], "queries": figures["text"]["queries"]}
+    section = {"html": figures_html(figures, relative_url("explorer/index.html", url)), "digest": figures["digest"],
+               "seed": figures["seed"], "per_kind": figures["per_kind"], "queries": figures["text"]["queries"]}
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(section), encoding="utf-8")
+    return section
 
 
 def wrap_tables(text: str) -> str:
@@ -926,20 +1045,22 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
     if worker_source.is_file():  # last: it lists every other file (DR-002)
         emit(offline.SERVICE_WORKER, offline.service_worker(worker_source.read_text(encoding="utf-8"), out))
     documents = {document.url: document for document in [*site.records, *site.pages]}
-    problems = renderer.problems + broken_links(out, documents, renderer.origins)
+    problems = renderer.problems + broken_links(out, documents, renderer.origins, site.cache)
     if problems:
         raise BuildFailed(problems)
+    if site.cache is not None:
+        site.cache.save()
     return out
 
 
 def broken_links(out: dict[str, bytes], documents: dict[str, Record | Page],
-                 origins: dict[tuple[str, str], Origin]) -> list[Problem]:
+                 origins: dict[tuple[str, str], Origin], cache: DocumentCache | None = None) -> list[Problem]:
     """Every href and src of every rendered page that does not reach a file the build writes (or an id in it).
 
     A problem is reported where the link was written: the template line that called ``link()``
     or ``asset()``, else the line of the page's source holding it, else the rendered page's line.
     """
-    pages = {path: read_html(data.decode("utf-8")) for path, data in out.items() if path.endswith(".html")}
+    pages = {path: read_html(data.decode("utf-8"), cache) for path, data in out.items() if path.endswith(".html")}
     problems = []
     for url, reader in pages.items():
         for href, rendered_line in reader.links:
@@ -958,7 +1079,7 @@ def broken_links(out: dict[str, bytes], documents: dict[str, Record | Page],
     return list(dict.fromkeys(problems))  # a template line at fault is reported once, not once per page
 
 
-def link_fault(href: str, from_url: str, out: dict[str, bytes], pages: dict[str, HtmlChecker]) -> str | None:
+def link_fault(href: str, from_url: str, out: dict[str, bytes], pages: dict[str, PageLinks]) -> str | None:
     """Why the link ``href`` without a scheme on the page ``from_url`` reaches nothing, or None if it does.
 
     The reason is a pattern: ``{}`` stands for the link as written in its source.
@@ -1006,18 +1127,36 @@ def atom_feed(records: list[Record]) -> str:
 
 
 def write_dist(files: dict[str, bytes], dist: Path) -> None:
-    """Replace ``dist`` with exactly ``files``; refuse any path that would leave it."""
+    """Make ``dist`` hold exactly ``files``; refuse any path that would leave it.
+
+    Whatever is not an output goes; a file that already holds its output's bytes is left as it is, so
+    a rebuild neither deletes nor writes again the 16 MB of the Pyodide runtime (DR-001).
+    """
     dist = dist.resolve()
     for path in files:
         target = (dist / path).resolve()
         if dist not in target.parents:
             raise BuildFailed([Problem(path, 1, "output path leaves dist/")])
-    if dist.exists():
-        shutil.rmtree(dist)
+    if dist.exists() and not dist.is_dir():
+        dist.unlink()
+    folders = {parent.as_posix() for path in files for parent in Path(path).parents}
+    for folder, subfolders, names in os.walk(dist, topdown=False):  # deepest first; never into a link
+        here = Path(folder)
+        for name in names:
+            if (here / name).relative_to(dist).as_posix() not in files or (here / name).is_symlink():
+                (here / name).unlink()
+        for name in subfolders:
+            if (here / name).is_symlink():
+                (here / name).unlink()
+            elif (here / name).relative_to(dist).as_posix() not in folders:
+                shutil.rmtree(here / name)
     for path in sorted(files):
         target = dist / path
+        data = files[path]
+        if target.is_file() and target.stat().st_size == len(data) and target.read_bytes() == data:
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(files[path])
+        target.write_bytes(data)
 
 
 def build(root: Path = ROOT, dist: Path | None = None) -> dict[str, bytes]:

@@ -14,6 +14,7 @@ median / max.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -29,8 +30,12 @@ from served_site import Traffic, build_and_serve  # noqa: E402
 from stats_util import summary  # noqa: E402
 
 
-def visit(context, url: str) -> tuple[float, int]:
-    """Open ``url`` in a new tab; return (ms from navigation start to Python ready, bytes received)."""
+def visit(context, url: str, marks: dict[str, float] | None = None) -> tuple[float, int]:
+    """Open ``url`` in a new tab; return (ms from navigation start to Python ready, bytes received).
+
+    With ``marks``, it receives the worker's steps as the site's pages place them (``worker:NAME``, ms after
+    navigation start) and ``start``, 1.0 when the worker started from its snapshot, 0.0 otherwise.
+    """
     received = []
 
     def on_finished(request) -> None:
@@ -42,6 +47,10 @@ def visit(context, url: str) -> tuple[float, int]:
     page.goto(url)
     page.wait_for_selector("#python-status[data-state='ready']", timeout=120_000)
     ready = page.evaluate("performance.getEntriesByName('python-ready')[0].startTime")
+    if marks is not None:
+        marks.update(page.evaluate("Object.fromEntries(performance.getEntriesByType('mark')"
+                                   ".filter((m) => m.name.startsWith('worker:')).map((m) => [m.name, m.startTime]))"))
+        marks["start"] = float(page.get_attribute("#python-status", "data-start") == "snapshot")
     page.close()
     context.remove_listener("requestfinished", on_finished)
     return ready, sum(received)
@@ -91,6 +100,7 @@ def main() -> None:
                 context.set_offline(True)
                 repeats["repeat 3, service worker, offline"].append(repeat_visit(context, url, traffic))
                 context.close()
+        print(f"load average (1, 5, 15 min) at the end: {os.getloadavg()}")
         print("/ai-eval/: navigation to 'Python ready', ms and kB received (min / median / max)")
         for label, rows in results.items():
             times = [t for t, _ in rows]

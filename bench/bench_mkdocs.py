@@ -1,6 +1,6 @@
 """Building the site against ``mkdocs build`` on the same Markdown, each as a whole process.
 
-    python bench/bench_mkdocs.py [--repeat 5]
+    python bench/bench_mkdocs.py [--repeat 5] [--before OLD/build.py] [--only-real]
 
 Both build from a copy in a temporary folder: this project with ``python build.py --root``
 (records, pages, templates, the Pyodide runtime copied, the wheel and the service worker
@@ -13,6 +13,8 @@ taken; each row prints min / median / max in ms and the ratio of the medians.
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -57,36 +59,72 @@ def mkdocs_project(project: Path) -> Path:
     return root
 
 
+CPU = []  # the CPU time (user + system) of each process run, in ms, in the order run
+
+
 def run(command: list[str], cwd: Path) -> float:
-    """Milliseconds one whole process takes."""
-    started = time.perf_counter()
+    """Milliseconds one whole process takes on the clock; its CPU time, which a busy machine disturbs less,
+    goes to ``CPU``."""
+    started, used = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append((now.ru_utime - used.ru_utime + now.ru_stime - used.ru_stime) * 1000)
     return (time.perf_counter() - started) * 1000
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--before", type=Path, help="an earlier version's build.py, timed in the same turns")
+    parser.add_argument("--only-real", action="store_true", help="the real records only, not the generated ones")
     args = parser.parse_args()
     python = sys.executable
     mkdocs = [python, "-m", "mkdocs", "build", "--quiet"]
-    print("whole process, ms (min / median / max), this build vs mkdocs build; ratio of medians")
+    print(f"load average (1, 5, 15 min) before {os.getloadavg()}")
+    print("whole process, ms on the clock and of CPU time (min / median / max), this build vs mkdocs build; "
+          "ratio of medians")
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         rows = []
-        for label, project in [("real records", real_project(base)),
-                               *((f"{n} generated", generated_project(base, n)) for n in (100, 1000))]:
+        projects = [("real records", real_project(base))]
+        if not args.only_real:
+            projects += [(f"{n} generated", generated_project(base, n)) for n in (100, 1000)]
+        for label, project in projects:
             docs = mkdocs_project(project)
             records = len(list((project / "decisions").glob("*.md")))
-            ours, theirs = [], []
-            run([python, str(build.ROOT / "build.py"), "--root", str(project)], project)  # fills the caches
+            ours, theirs, earlier = [], [], []
+            command = [python, str(build.ROOT / "build.py"), "--root", str(project)]
+            run(command, project)  # fills the caches
+            if args.before:
+                # Its own copy of the project: its caches and dist/ are not this version's.
+                old_project = shutil.copytree(project, project.with_name(project.name + "-before"), symlinks=True,
+                                              ignore=shutil.ignore_patterns("dist", ".cache"))
+                # Its own Pyodide folder: the precompiled stdlib's cache beside it keeps one version's zip.
+                (old_project / "node_modules" / "pyodide").unlink()
+                (old_project / "node_modules" / "pyodide").symlink_to(args.before.resolve().parent / "node_modules"
+                                                                      / "pyodide")
+                old_command = [python, str(args.before), "--root", str(old_project)]
+                run(old_command, old_project)
+            cpu: dict[str, list[float]] = {"ours": [], "theirs": [], "earlier": []}
             for _ in range(args.repeat):
-                ours.append(run([python, str(build.ROOT / "build.py"), "--root", str(project)], project))
-                theirs.append(run(mkdocs, docs))
-            ratio = statistics.median(ours) / statistics.median(theirs)
+                turns = [("ours", ours, command, project), ("theirs", theirs, mkdocs, docs)]
+                if args.before:
+                    turns.append(("earlier", earlier, old_command, old_project))
+                for kind, times, argv, cwd in turns:
+                    times.append(run(argv, cwd))
+                    cpu[kind].append(CPU[-1])
+            for clock, a, b, c in (("clock", ours, theirs, earlier),
+                                   ("CPU", cpu["ours"], cpu["theirs"], cpu["earlier"])):
+                ratio = statistics.median(a) / statistics.median(b)
+                print(f"  {label:14} {records:5} records, {clock:5}  build.py {summary(a)}   mkdocs {summary(b)}   "
+                      f"ratio {ratio:.2f}")
+                if args.before:
+                    print(f"  {'':14} {'':5}          {'':5}  before   {summary(c)}   "
+                          f"ratio {statistics.median(c) / statistics.median(b):.2f}")
             rows.append((records, ours, theirs))
-            print(f"  {label:14} {records:5} records  build.py {summary(ours)}   mkdocs {summary(theirs)}   "
-                  f"ratio {ratio:.2f}")
+        print(f"load average (1, 5, 15 min) after {os.getloadavg()}")
+        if len(rows) < 3:
+            return
         (n1, ours1, theirs1), (n2, ours2, theirs2) = rows[1], rows[2]
         for name, t1, t2 in (("build.py", ours1, ours2), ("mkdocs", theirs1, theirs2)):
             per_record = (statistics.median(t2) - statistics.median(t1)) / (n2 - n1)

@@ -1,21 +1,26 @@
 """Time to "Python ready": the site's pages against bare Pyodide pages, stock and precompiled stdlib (DR-002).
 
-    python bench/bench_pyc.py [--runs 5]
+    python bench/bench_pyc.py [--runs 5] [--before OLD_DIST]
 
 Builds the site and adds two bare pages beside it: a worker that only calls
 ``loadPyodide``, once with Pyodide's stock ``python_stdlib.zip`` and once with the
 site's precompiled one. Each run visits all four targets in turn (the order rotates
 between runs), each in a fresh on-disk Chromium profile: "cold" is the first visit,
-"warm" a new tab in the same profile. Prints min / median / max and the ratios of
-the medians, site / bare.
+"warm" a new tab in the same profile. Prints min / median / max, the ratios of
+the medians, site / bare, the machine's load average before and after, and for the site's pages
+the worker's steps (from its performance marks): where the time beyond a bare page goes.
+With ``--before``, a dist/ built by an earlier version is served too and its pages are timed in
+the same turns.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -27,6 +32,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 import build  # noqa: E402
 from bench_boot import visit  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from serve import make_server  # noqa: E402
 from served_site import build_and_serve  # noqa: E402
 from stats_util import summary  # noqa: E402
 
@@ -65,18 +71,41 @@ TARGETS = {
     "/explorer/": "explorer/",
 }
 VISITS = ("cold", "warm")
+# The worker's performance marks in order (site_src/static/js/worker.mjs); each step ends at its mark.
+STEPS = ("worker-evaluated", "init", "pyodide-loaded", "wheels-unpacked", "pyapp-imported", "snapshot-taken",
+         "ready")
+
+
+def step_times(marks: dict[str, float], ready: float) -> dict[str, float]:
+    """Milliseconds each step of the worker took, and from its last mark to the page's "Python ready"."""
+    times, before = {}, 0.0
+    for step in STEPS:
+        if f"worker:{step}" in marks:
+            times[step] = marks[f"worker:{step}"] - before
+            before = marks[f"worker:{step}"]
+    times["message to the page"] = ready - before
+    return times
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--before", type=Path, help="a dist/ of an earlier version, served too, its pages timed beside")
     args = parser.parse_args()
-    times: dict[tuple[str, str], list[float]] = {(t, v): [] for t in TARGETS for v in VISITS}
-    kilobytes: dict[tuple[str, str], list[float]] = {(t, v): [] for t in TARGETS for v in VISITS}
+    targets = dict(TARGETS)
+    if args.before:
+        before = make_server(args.before)
+        threading.Thread(target=before.serve_forever, daemon=True).start()
+        for page in ("/ai-eval/", "/explorer/"):
+            targets[f"{page} before"] = f"http://127.0.0.1:{before.server_address[1]}{page}"
+    times: dict[tuple[str, str], list[float]] = {(t, v): [] for t in targets for v in VISITS}
+    kilobytes: dict[tuple[str, str], list[float]] = {(t, v): [] for t in targets for v in VISITS}
+    steps: dict[tuple[str, str], dict[str, list[float]]] = {(t, v): {} for t in targets for v in VISITS}
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         origin = build_and_serve(Path(tmp), {"bare.html": BARE_PAGE, "bare.mjs": BARE_SCRIPT,
                                              "bare-worker.mjs": BARE_WORKER.replace("PYODIDE", PYODIDE)})
-        names = list(TARGETS)
+        names = list(targets)
         with sync_playwright() as playwright:
             for run in range(args.runs):
                 for target in names[run % len(names):] + names[:run % len(names)]:
@@ -86,22 +115,34 @@ def main() -> None:
                         str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
                         service_workers="block")
                     for visit_kind in VISITS:
-                        ms, received = visit(context, origin + TARGETS[target])
+                        marks: dict[str, float] = {}
+                        url = targets[target] if targets[target].startswith("http") else origin + targets[target]
+                        ms, received = visit(context, url, marks)
+                        if marks.get("start"):
+                            print(f"  note: {target} {visit_kind} started from a snapshot")
+                        for step, took in step_times(marks, ms).items() if "worker:ready" in marks else ():
+                            steps[target, visit_kind].setdefault(step, []).append(took)
                         times[target, visit_kind].append(ms)
                         kilobytes[target, visit_kind].append(received / 1e3)
                     context.close()
+    load_after = os.getloadavg()
+    print(f"load average (1, 5, 15 min) before {load_before}, after {load_after}")
     print(f"navigation to 'Python ready', ms and kB received (min / median / max), {args.runs} runs, turns taken")
     for visit_kind in VISITS:
-        for target in TARGETS:
+        for target in targets:
             key = (target, visit_kind)
             print(f"  {visit_kind:5} {target:26} {summary(times[key])} ms   {summary(kilobytes[key])} kB")
     print("ratios of medians, site / bare")
     median = {key: statistics.median(values) for key, values in times.items()}
     for visit_kind in VISITS:
-        for page in ("/ai-eval/", "/explorer/"):
+        for page in [t for t in targets if t.startswith("/")]:
             stock = median[page, visit_kind] / median["bare, stock stdlib", visit_kind]
             precompiled = median[page, visit_kind] / median["bare, precompiled stdlib", visit_kind]
-            print(f"  {visit_kind:5} {page:11} / bare stock {stock:.2f}   / bare precompiled {precompiled:.2f}")
+            print(f"  {visit_kind:5} {page:18} / bare stock {stock:.2f}   / bare precompiled {precompiled:.2f}")
+    print("the site's worker, ms per step (min / median / max); each step ends at its mark")
+    for (target, visit_kind), by_step in steps.items():
+        for step, took in by_step.items():
+            print(f"  {visit_kind:5} {target:18} {step:22} {summary(took)}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Time rebuilding and grading evaluation runs from audit logs of 1,000 to 100,000 calls (DR-006).
 
 Usage: ``python3 bench/bench_rebuild.py [--sizes 1000 10000 100000] [--pyodide-sizes 1000 10000]
-[--browser-sizes 1000 10000] [--page-sizes 10000 100000] [--repeats 5]`` or ``--profile 10000``
+[--browser-sizes 1000 10000] [--page-sizes 10000 100000] [--page-against COMMIT] [--repeats 5]`` or ``--profile 10000``
 
 Each log is synthetic but made of real parts: runs of the twenty cases whose
 answers are JSON written from each case's true facts, with a walkthrough of
@@ -26,7 +26,10 @@ Every timing starts with an empty grading cache.
 ``--page-sizes`` times the page itself: the real site, its IndexedDB store filled
 with the log, /ai-eval/ reopened in a new tab (a new worker, nothing read yet), and
 the time from "Python ready" to the runs list shown and to the newest run's detail
-shown; the goal is the list within 1.5 s of ready for 10,000 entries (DR-006).
+shown; the goal is the list within 1.5 s of ready for 10,000 entries (DR-006). It also
+prints when each call the page made to the worker was answered. ``--page-against COMMIT``
+builds the site as that commit had it and reopens both, their tabs taking turns, so a
+before/after pair shares the machine's load.
 
 Times are min / median / max milliseconds over the repeats; memory is the
 tracemalloc peak of parse + rebuild + report, measured in a separate pass.
@@ -36,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import statistics
@@ -261,17 +265,53 @@ STORE_ENTRIES = """async (texts) => {
   await new Promise((ok, fail) => { t.oncomplete = ok; t.onerror = () => fail(t.error); });
   db.close();
 }"""
-# Notes when the runs list and the run detail first hold something, on the page's clock.
+# Notes when the runs list and the run detail first hold something, and when each call to the worker was
+# sent and answered, on the page's clock.
 WATCH_RUNS = """new MutationObserver((_, observer) => {
   const shown = (selector) => document.querySelector(selector);
   if (shown("#runs tbody tr") && !window.runsShown) window.runsShown = performance.now();
   if (shown("#run-detail[data-run]") && !window.detailShown) window.detailShown = performance.now();
   if (window.runsShown && window.detailShown) observer.disconnect();
-}).observe(document, { childList: true, subtree: true, attributes: true });"""
+}).observe(document, { childList: true, subtree: true, attributes: true });
+window.workerCalls = {};
+const post = Worker.prototype.postMessage;
+Worker.prototype.postMessage = function (message, ...rest) {
+  if (!this.callsWatched) {
+    this.callsWatched = true;
+    this.addEventListener("message", (event) => {
+      const call = window.workerCalls[event.data.id];
+      if (event.data.type === "result" && call) call.done = performance.now();
+    });
+  }
+  if (message && message.type === "call") window.workerCalls[message.id] = { op: message.op, sent: performance.now() };
+  return post.call(this, message, ...rest);
+};"""
 
 
-def page_reopen(sizes: list[int], repeats: int) -> None:
-    """Ms from "Python ready" to the runs list and to the run detail, /ai-eval/ reopened on a stored log."""
+def site_at(ref: str, folder: Path) -> str:
+    """The site as git commit ``ref`` built it, served on 127.0.0.1; its URL (for a side-by-side run)."""
+    import subprocess
+    import threading
+
+    from serve import make_server
+
+    tree = folder / "tree"
+    tree.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    (tree / "node_modules").symlink_to(ROOT / "node_modules")
+    subprocess.run([sys.executable, str(tree / "build.py")], check=True, cwd=tree, capture_output=True)
+    server = make_server(tree / "dist")
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def page_reopen(sizes: list[int], repeats: int, against: str | None = None) -> None:
+    """Ms from "Python ready" to the runs list and to the run detail, /ai-eval/ reopened on a stored log.
+
+    With ``against`` (a git commit), the site that commit built is measured too, its tabs taking turns
+    with this tree's on the same log, so both see the same load.
+    """
 
     from playwright.sync_api import sync_playwright
 
@@ -279,34 +319,60 @@ def page_reopen(sizes: list[int], repeats: int) -> None:
     from served_site import build_and_serve
 
     with tempfile.TemporaryDirectory() as tmp:
-        url = build_and_serve(Path(tmp)) + "ai-eval/"
+        sites = {"this tree": build_and_serve(Path(tmp)) + "ai-eval/"}
+        if against:
+            (Path(tmp) / "against").mkdir()
+            sites[against] = site_at(against, Path(tmp) / "against") + "ai-eval/"
         print("\n/ai-eval/ reopened on a stored log, ms from 'Python ready' (min / median / max of "
-              f"{repeats} new tabs; goal for 10,000 entries: runs list within 1,500 ms)")
+              f"{repeats} new tabs; goal for 10,000 entries: runs list within 1,500 ms); "
+              f"load average {os.getloadavg()[0]:.1f}")
         with sync_playwright() as playwright:
             for size in sizes:
-                context = playwright.chromium.launch_persistent_context(
-                    str(Path(tmp) / f"profile-{size}"), executable_path=CHROMIUM, headless=True,
-                    args=CHROMIUM_ARGS)
-                context.add_init_script(WATCH_RUNS)
-                page = context.new_page()
-                page.goto(url)
                 texts = [json.dumps(entry) for entry in synthetic_log(size)]
-                for start in range(0, len(texts), 5000):
-                    page.evaluate(STORE_ENTRIES, texts[start:start + 5000])
-                page.close()
-                runs, details = [], []
-                for _ in range(repeats):
+                contexts = {}
+                for name, url in sites.items():
+                    context = playwright.chromium.launch_persistent_context(
+                        str(Path(tmp) / f"profile-{len(contexts)}-{size}"), executable_path=CHROMIUM, headless=True,
+                        args=CHROMIUM_ARGS)
+                    context.add_init_script(WATCH_RUNS)
                     page = context.new_page()
                     page.goto(url)
-                    # Polled from here: the site's CSP forbids the eval that wait_for_function would need.
-                    while not page.evaluate("() => Boolean(window.runsShown && window.detailShown)"):
-                        time.sleep(0.05)
-                    ready = page.evaluate("performance.getEntriesByName('python-ready')[0].startTime")
-                    runs.append(page.evaluate("window.runsShown") - ready)
-                    details.append(page.evaluate("window.detailShown") - ready)
+                    for start in range(0, len(texts), 5000):
+                        page.evaluate(STORE_ENTRIES, texts[start:start + 5000])
                     page.close()
-                context.close()
-                print(f"  {size:>7,} entries: runs list {spread(runs)}   newest run's detail {spread(details)}")
+                    contexts[name] = context
+                times: dict[str, dict[str, list[float]]] = {name: {} for name in sites}
+                for _ in range(repeats):
+                    for name, url in sites.items():
+                        for key, value in reopen_once(contexts[name], url).items():
+                            times[name].setdefault(key, []).append(value)
+                for context in contexts.values():
+                    context.close()
+                for name, measured in times.items():
+                    print(f"  {size:>7,} entries, {name}: runs list {spread(measured['runs list'])}   "
+                          f"newest run's detail {spread(measured['detail'])}")
+                    calls = ", ".join(f"{key} {statistics.median(values):,.0f}" for key, values in measured.items()
+                                      if key not in ("runs list", "detail"))
+                    print(f"      worker calls, median ms after ready (sent → answered): {calls}")
+        print(f"  load average at the end {os.getloadavg()[0]:.1f}")
+
+
+def reopen_once(context, url: str) -> dict[str, float]:
+    """One new tab of ``url``: ms after "Python ready" for the runs list, the detail and each call's answer."""
+    page = context.new_page()
+    page.goto(url)
+    # Polled from here: the site's CSP forbids the eval that wait_for_function would need.
+    while not page.evaluate("() => Boolean(window.runsShown && window.detailShown)"):
+        time.sleep(0.05)
+    ready = page.evaluate("performance.getEntriesByName('python-ready')[0].startTime")
+    out = {"runs list": page.evaluate("window.runsShown") - ready,
+           "detail": page.evaluate("window.detailShown") - ready}
+    for made in page.evaluate("Object.values(window.workerCalls)"):
+        if "done" in made and made["op"] not in out:
+            out[f"{made['op']} sent"] = made["sent"] - ready
+            out[made["op"]] = made["done"] - ready
+    page.close()
+    return out
 
 
 def main() -> None:
@@ -316,6 +382,8 @@ def main() -> None:
     parser.add_argument("--browser-sizes", type=int, nargs="*", default=[1000, 10000])
     parser.add_argument("--page-sizes", type=int, nargs="*", default=[10000, 100000])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--page-against", metavar="COMMIT",
+                        help="also reopen the page as COMMIT built it, tabs taking turns (before/after)")
     parser.add_argument("--profile", type=int, metavar="N",
                         help="instead: where rebuild + grade all spends its time, N-call log, CPython")
     args = parser.parse_args()
@@ -339,7 +407,7 @@ def main() -> None:
         if browser is not None:
             browser.__exit__(None, None, None)
     if args.page_sizes:
-        page_reopen(args.page_sizes, min(args.repeats, 3))
+        page_reopen(args.page_sizes, min(args.repeats, 3), args.page_against)
 
 
 def run_sizes(args: argparse.Namespace, namespace: dict, browser: object | None) -> None:

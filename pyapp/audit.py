@@ -70,6 +70,7 @@ _CONFIGURATION_RE = re.compile(r"^[0-9a-f]{8}\Z")  # pyapp.configurations.Config
 _TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\Z")
 # In a Python string every surrogate is a lone one (a JSON pair decodes to one character).
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
+_INT_ONLY = {int}
 
 _COMMON_KEYS = ("format", "id", "type", "time")
 CALL_KEYS = _COMMON_KEYS + (
@@ -90,6 +91,12 @@ OWN_CASE_KEYS = _COMMON_KEYS + ("search",)
 PLAN_METRIC = "grounded_share"
 _KEYS = {EntryType.CALL: CALL_KEYS, EntryType.DECISION: DECISION_KEYS, EntryType.CANCEL: CANCEL_KEYS,
          EntryType.RATING: RATING_KEYS, EntryType.PLAN: PLAN_KEYS, EntryType.OWN_CASE: OWN_CASE_KEYS}
+# Sets, and values computed once: validation runs on every entry of a stored log (DR-006).
+_ALLOWED = {kind: frozenset(keys + CALL_DRIFT_KEYS if kind == EntryType.CALL else keys) for kind, keys in _KEYS.items()}
+_STOPS = tuple(Stop)
+_SEARCH_KINDS = tuple(SearchKind)
+_SETTINGS_PROBLEMS: dict[tuple, str | None] = {}
+MAX_SETTINGS_REMEMBERED = 256
 
 
 def new_entry_id() -> str:
@@ -379,7 +386,12 @@ def _holds_hostile(obj: Any) -> bool:
             if not math.isfinite(value):
                 return True
         elif kind is list:
-            stack.extend(value)
+            # A list of plain integers (an answer's ids) is bounded by its ends, without a step per item.
+            if value and set(map(type, value)) == _INT_ONLY:
+                if min(value) < -MAX_SAFE_INTEGER or max(value) > MAX_SAFE_INTEGER:
+                    return True
+            else:
+                stack.extend(value)
         elif value is not None and kind is not bool:
             return True
     try:
@@ -445,7 +457,7 @@ def validate_entry(obj: Any) -> list[str]:
     if not isinstance(kind, str) or kind not in ENTRY_TYPES:
         return [f"type: must be one of {', '.join(ENTRY_TYPES)}"]
     required = _KEYS[kind]
-    allowed = required + CALL_DRIFT_KEYS if kind == EntryType.CALL else required
+    allowed = _ALLOWED[kind]
     problems = []
     missing = [k for k in required if k not in obj]
     unknown = sorted(shown(k) for k in obj if k not in allowed)
@@ -528,13 +540,12 @@ def _check_call(check: _Checker) -> None:
         check.fail("search", "is required for a call outside a run")
     if obj["run_id"] is not None and (obj["case_id"] is None or obj["eval_set_version"] is None):
         check.fail("case_id", "a call in a run needs case_id and eval_set_version")
-    try:
-        Settings.from_dict(obj["settings"])
-    except (TypeError, ValueError, OverflowError) as exc:
-        check.fail("settings", _storable(str(exc)[:200]))
+    problem = _settings_problem(obj["settings"])
+    if problem is not None:
+        check.fail("settings", problem)
     check.int_range("status", 100, 599, optional=True)
     check.text("answer", MAX_ANSWER_BYTES, optional=True)
-    check.choice("stop", tuple(Stop), optional=True)
+    check.choice("stop", _STOPS, optional=True)
     check.text("raw_stop_reason", 200, optional=True)
     check.int_range("input_tokens", 0, MAX_NUMBER, optional=True)
     check.int_range("output_tokens", 0, MAX_NUMBER, optional=True)
@@ -557,6 +568,30 @@ def _check_call(check: _Checker) -> None:
         check.fail("outcome", "cancelled needs error 'cancelled' and no answer")
 
 
+def _settings_problem(settings: Any) -> str | None:
+    """Why ``settings`` are not valid request settings, or None; remembered, as a log repeats a few settings."""
+    key = None
+    if type(settings) is dict:
+        # The types belong in the key: 1, 1.0 and true are equal in Python but not the same setting.
+        key = tuple((name, type(value), value) for name, value in settings.items())
+        try:
+            hash(key)
+        except TypeError:  # a list or an object as a value: not remembered
+            key = None
+    if key is not None and key in _SETTINGS_PROBLEMS:
+        return _SETTINGS_PROBLEMS[key]
+    try:
+        Settings.from_dict(settings)
+        problem = None
+    except (TypeError, ValueError, OverflowError) as exc:
+        problem = _storable(str(exc)[:200])
+    if key is not None:
+        if len(_SETTINGS_PROBLEMS) >= MAX_SETTINGS_REMEMBERED:
+            _SETTINGS_PROBLEMS.clear()
+        _SETTINGS_PROBLEMS[key] = problem
+    return problem
+
+
 def _check_search(check: _Checker, search: Any) -> None:
     if search is None:
         return
@@ -565,7 +600,7 @@ def _check_search(check: _Checker, search: Any) -> None:
         return
     if not isinstance(search["order"], str) or not _ID_RE.match(search["order"]):
         check.fail("search.order", "must be an insertion order name")
-    if search["kind"] not in tuple(SearchKind):
+    if search["kind"] not in _SEARCH_KINDS:
         check.fail("search.kind", f"must be one of {', '.join(SearchKind)}")
     for axis, bound in (("lon", 180), ("lat", 90)):
         value = search[axis]

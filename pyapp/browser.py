@@ -223,24 +223,27 @@ class LogCache:
     def _take(self, rows: list) -> None:
         from . import strict_json
         from .audit import validate_entry
-        from .export import MAX_IMPORT_DEPTH
+        from .runs import gc_paused
 
         added = []
-        for row in rows:
-            self.last = row
-            text = row[1]
-            if not isinstance(text, str):  # a record without its JSON text
-                self.corrupt += 1
-                continue
-            try:
-                entry = strict_json.loads(text, MAX_IMPORT_DEPTH)
-            except (ValueError, RecursionError):
-                self.corrupt += 1
-                continue
-            if validate_entry(entry):
-                self.corrupt += 1
-            else:
-                added.append(entry)
+        with gc_paused():  # thousands of small dicts and no cycles: the collector's passes only cost time
+            for row in rows:
+                self.last = row
+                text = row[1]
+                if not isinstance(text, str):  # a record without its JSON text
+                    self.corrupt += 1
+                    continue
+                try:
+                    # Bounded for the parser's sake only: no valid entry nests more than two levels,
+                    # so a deeper one is refused by its validation below, as an import refuses it.
+                    entry = strict_json.loads(text)
+                except (ValueError, RecursionError):
+                    self.corrupt += 1
+                    continue
+                if validate_entry(entry):
+                    self.corrupt += 1
+                else:
+                    added.append(entry)
         self.entries.extend(added)
         if self.index is not None:
             self.index.add(added)
@@ -382,16 +385,24 @@ def grader():
     return Grader()
 
 
+# A first read, or this many new entries, is kept out of the garbage collector's passes (pyapp.runs.gc_paused).
+KEPT_FROM = 1_000
+
+
 @op
 async def eval_overview() -> dict:
     """The runs list, newest first, from the log's runs index (the detail of a run is ``run_detail``)."""
     from .report import rate_ticks, runs_overview
+    from .runs import gc_paused
 
-    log = await LOG.refresh()
-    index = log.runs()
-    rebuilt = index.rebuilt()
-    runs = sorted(rebuilt.runs, key=lambda run: run.started, reverse=True)
-    return {"runs": runs_overview(runs), "calls": index.run_calls, "corrupt": log.corrupt + rebuilt.skipped,
+    first, before = LOG.index is None, len(LOG.entries)
+    with gc_paused(keep=lambda: first or len(LOG.entries) - before >= KEPT_FROM):
+        log = await LOG.refresh()
+        index = log.runs()
+        rebuilt = index.rebuilt()
+        runs = sorted(rebuilt.runs, key=lambda run: run.started, reverse=True)
+        shown = runs_overview(runs)
+    return {"runs": shown, "calls": index.run_calls, "corrupt": log.corrupt + rebuilt.skipped,
             "rate_ticks": rate_ticks()}
 
 
@@ -477,11 +488,11 @@ async def run_eval(run_id: str | None, settings: dict, api_key: str | None, set_
     if release is None:
         raise RuntimeError(f"run {run_id} is already running in another tab of this browser")
     try:
-        async def entries() -> list[dict]:
-            return (await read_entries())[0]
+        async def run_of(run_id: str):
+            return (await LOG.refresh()).runs().run(run_id)
 
         with ProgressLine() as line:
-            return await run(run_id, fresh, settings, api_key, read_entries=entries, append=append_entries,
+            return await run(run_id, fresh, settings, api_key, read_run=run_of, append=append_entries,
                              emit=emit, cancelled=cancelled, progress=line.show, transport=transport, sleep=sleep,
                              clock=clock_ms, **({"set_version": set_version} if set_version else {}))
     finally:
@@ -538,7 +549,8 @@ async def agreement() -> dict:
 async def import_audit(data: str) -> dict:
     """Import a JSON export whose bytes arrive base64-encoded, so Python decodes them as the command line does.
 
-    Every entry is checked before anything is written: a refused file appends nothing.
+    Every entry is checked before anything is written, and the entries are written in one
+    transaction: a refused file appends nothing. Every refusal says so, in the command line's words.
     """
     import base64
     import binascii
@@ -548,11 +560,14 @@ async def import_audit(data: str) -> dict:
     try:
         raw = base64.b64decode(data, validate=True)
     except binascii.Error:
-        raise ValueError("The file could not be read.") from None
+        raise ValueError("The file could not be read; nothing was imported.") from None
     imported = parse_import(raw)
     new = merge((await read_entries())[0], imported)
     if new:
-        await append_entries(new)
+        try:
+            await append_entries(new)
+        except RuntimeError as exc:
+            raise RuntimeError(f"Nothing was imported. {exc}") from None
     return {"added": len(new), "skipped": len(imported) - len(new)}
 
 

@@ -51,7 +51,7 @@ from pyapp.repeat_report import (
     format_configuration_compare_report,
     format_configurations_report,
 )
-from pyapp.report import compare_report, format_compare_report, format_run_report, run_report
+from pyapp.report import SAME_RUN, compare_report, format_compare_report, format_run_report, run_report
 from pyapp.runs import Rebuilt, rebuild
 from pyapp.search import SearchResult, search
 from pyapp.trace import AXIS_NAMES, Step
@@ -288,7 +288,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     if not args.run_ids or len(args.run_ids) != 2:
         raise _UsageError("compare needs --run exactly twice: --run FIRST --run SECOND")
     if args.run_ids[0] == args.run_ids[1]:
-        raise _UsageError("choose two different runs: a run compared with itself shows nothing")
+        raise _UsageError(SAME_RUN)
     built = _read_runs(args.export)
     report = compare_report(built.run(args.run_ids[0]), built.run(args.run_ids[1]))
     print(json.dumps(report) if args.json else format_compare_report(report))

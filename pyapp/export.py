@@ -61,7 +61,8 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 class ImportFileError(ValueError):
-    """A file that cannot be imported; the message says why in words a visitor can act on."""
+    """A file that cannot be imported; the message says why in words a visitor can act on, and that
+    nothing was imported, so the page and the command line show it as it is."""
 
 
 # --------------------------------------------------------------------------- export
@@ -191,7 +192,8 @@ def _log_entries(text: str) -> list:
     lines = [(number, line) for number, line in enumerate(text.split("\n"), 1) if line.strip()]
     if len(lines) > MAX_IMPORT_ENTRIES:
         raise ImportFileError(
-            f"The log has {len(lines):,} entries; an import takes at most {MAX_IMPORT_ENTRIES:,}."
+            f"The log has {len(lines):,} entries; an import takes at most {MAX_IMPORT_ENTRIES:,}. "
+            "Nothing was imported."
         )
     entries = []
     for position, (number, line) in enumerate(lines):
@@ -253,7 +255,9 @@ def _check_head(doc: object) -> list:
             f"{EXPORT_FORMAT}. Nothing was imported."
         )
     if version != EXPORT_FORMAT:
-        raise ImportFileError(f"The export is format {version}; this site reads format {EXPORT_FORMAT}.")
+        raise ImportFileError(
+            f"The export is format {version}; this site reads format {EXPORT_FORMAT}. Nothing was imported."
+        )
     unknown = sorted(str(k)[:40] for k in doc if k not in EXPORT_KEYS)
     missing = [k for k in EXPORT_KEYS if k not in doc]
     if unknown or missing:
@@ -270,7 +274,8 @@ def _check_head(doc: object) -> list:
         raise ImportFileError("The export's entries must be a list; nothing was imported.")
     if len(entries) > MAX_IMPORT_ENTRIES:
         raise ImportFileError(
-            f"The export has {len(entries):,} entries; an import takes at most {MAX_IMPORT_ENTRIES:,}."
+            f"The export has {len(entries):,} entries; an import takes at most {MAX_IMPORT_ENTRIES:,}. "
+            "Nothing was imported."
         )
     return entries
 
@@ -303,7 +308,7 @@ def parse_import(text: str | bytes) -> list[dict]:
         except UnicodeDecodeError:
             raise ImportFileError(UTF8_ONLY) from None
     if not isinstance(text, str):
-        raise ImportFileError("The import needs the text of a JSON export.")
+        raise ImportFileError("The import needs the text of a JSON export; nothing was imported.")
     if len(text) > MAX_IMPORT_CHARS:
         raise ImportFileError(_too_big(len(text)))
     if not text.strip():

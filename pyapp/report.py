@@ -35,6 +35,8 @@ from pyapp.vocabulary import CaseStatus, Outcome
 CONFIDENCE = 0.95
 ALPHA = 1.0 - CONFIDENCE
 CASES_IN_SET = 20
+# The page and `compare` refuse a run compared with itself in these words.
+SAME_RUN = "Choose two different runs: a run compared with itself shows nothing."
 # The grounded rates at which the guidance gives each set's Wilson half-width.
 GUIDANCE_RATES = (0.5, 0.8, 0.9)
 
@@ -370,8 +372,10 @@ def compare_report(run_a: Run, run_b: Run) -> dict:
 
     Differences are the first run's grounded share minus the second's; a case's
     ``verdict`` says how the first run did against the second. Runs of different
-    sets are never compared (``ValueError``).
+    sets are never compared, nor a run with itself (``ValueError``).
     """
+    if run_a.run_id == run_b.run_id:
+        raise ValueError(SAME_RUN)
     refuse_own_with_fixed(run_a.eval_set_version, run_b.eval_set_version)
     if run_a.eval_set_version != run_b.eval_set_version:
         raise ValueError(f"run {run_a.run_id} is of {run_a.eval_set_version} and run {run_b.run_id} of "

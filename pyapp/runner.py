@@ -23,7 +23,7 @@ from .audit import cancel_entry, new_entry_id
 from .client import Progress
 from .evalset import EVAL_SET_VERSION, case, case_prompt, case_search, check_set_version
 from .providers import Settings
-from .runs import cases_to_ask, rebuild
+from .runs import Run, cases_to_ask
 from .vocabulary import Outcome
 from .walkthrough import explain
 
@@ -41,7 +41,7 @@ async def run_eval(
     settings: Settings,
     api_key: str | None,
     *,
-    read_entries: Callable[[], Awaitable[list[dict]]],
+    read_run: Callable[[str], Awaitable[Run]],
     append: Callable[[list[dict]], Awaitable[object]],
     emit: Callable[[dict], object],
     cancelled: Callable[[], bool],
@@ -51,7 +51,8 @@ async def run_eval(
 ) -> dict:
     """Ask every case of ``run_id`` (every case of ``set_version`` when ``fresh``) that has no graded answer yet.
 
-    A continued run keeps its own set, whatever ``set_version`` says.
+    A continued run keeps its own set, whatever ``set_version`` says; ``read_run`` gives it as the log
+    shows it now (the page's worker takes it from the log it keeps, DR-006).
 
     ``client`` carries ``transport``, ``sleep`` and ``clock`` for :func:`pyapp.walkthrough.explain`;
     ``progress`` gets each call's :class:`~pyapp.client.Progress` with a label naming the case,
@@ -63,7 +64,7 @@ async def run_eval(
     if fresh:
         todo = cases_to_ask(None, check_set_version(set_version))
     else:
-        run = rebuild(await read_entries(), validated=True).run(run_id)
+        run = await read_run(run_id)
         set_version = run.eval_set_version
         todo = cases_to_ask(run)
     emit({"type": "run-start", "run_id": run_id, "todo": todo})

@@ -46,7 +46,7 @@ def validate_answer(obj: object) -> list[str]:
     if hostile:
         return [f"{where or 'the answer'} {what}" for where, what in hostile]
     try:
-        _validator()(obj)
+        _validator()(_without_plain_ids(obj))
     except fastjsonschema.JsonSchemaValuesException as exc:
         errors = exc.errors
     except fastjsonschema.JsonSchemaValueException as exc:
@@ -56,6 +56,18 @@ def validate_answer(obj: object) -> list[str]:
     messages = [_readable(err) for err in errors]
     # One sentence per problem, in a stable order (the library may repeat one).
     return sorted(set(messages))
+
+
+def _without_plain_ids(obj: object) -> object:
+    """``obj`` with a ``result_ids`` list of plain integers replaced by an empty one, for the validator.
+
+    The schema asks only that each id be an integer; a list that passes that check
+    in C here leaves nothing for the validator's per-item loop to find, and the
+    loop was the validator's largest cost on the page's long logs (DR-006).
+    """
+    if type(obj) is dict and type(ids := obj.get("result_ids")) is list and set(map(type, ids)) <= {int}:
+        return {**obj, "result_ids": []}
+    return obj
 
 
 def _where(name: str | None) -> str:

@@ -24,6 +24,7 @@ from pyapp.client import DEFAULT_POLICY, HttpResponse, NetworkError, RetryPolicy
 from pyapp.export import ImportFileError, is_log, log_line, parse_import
 from pyapp.providers import HttpRequest, Settings
 from pyapp.runner import new_run_id, run_eval
+from pyapp.runs import Run, rebuild
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
@@ -117,8 +118,8 @@ async def run_set(settings: Settings, api_key: str | None, log: LogFile, runs: i
     transport = transport or urllib_transport()
     results = []
 
-    async def entries() -> list[dict]:
-        return list(log.entries)
+    async def run_of(run_id: str) -> Run:
+        return rebuild(log.entries).run(run_id)
 
     def emit(event: dict) -> None:
         if event["type"] == "case-done":
@@ -126,7 +127,7 @@ async def run_set(settings: Settings, api_key: str | None, log: LogFile, runs: i
                 f"{event['outcome']}" + (f". {event['message']}" if event["message"] else ""))
 
     for _ in range(runs):
-        result = await run_eval(new_run_id(), True, settings, api_key, read_entries=entries, append=log.append,
+        result = await run_eval(new_run_id(), True, settings, api_key, read_run=run_of, append=log.append,
                                 emit=emit, cancelled=lambda: False, transport=transport, sleep=asyncio.sleep,
                                 clock=lambda: time.monotonic() * 1000)
         results.append(result)

@@ -88,23 +88,24 @@ def site_wheels() -> dict[str, bytes]:
 
 
 def run_in_node(script: str, workdir: Path, extra_files: dict[str, Path] | None = None, timeout: float = 600,
-                stdlib: Path | None = None) -> str:
+                stdlib: Path | None = None, wheels: dict[str, bytes] | None = None) -> str:
     """Run ``script`` under Pyodide in node; return its last expression, printed.
 
     ``extra_files`` are copied to Pyodide's home folder (name -> local path); ``stdlib`` replaces the
-    stock standard-library zip (the site's precompiled one, DR-002).
+    stock standard-library zip (the site's precompiled one, DR-002); ``wheels`` (file name -> bytes)
+    replace the ones built from the sources (the site's precompiled ones).
     """
-    wheels = []
-    for name, data in site_wheels().items():
+    paths = []
+    for name, data in (site_wheels() if wheels is None else wheels).items():
         (workdir / name).write_bytes(data)
-        wheels.append(str(workdir / name))
+        paths.append(str(workdir / name))
     script_file = workdir / "pyodide_script.py"
     script_file.write_text(script, encoding="utf-8")
     runner = workdir / "pyodide_run.mjs"
     runner.write_text(NODE_RUNNER % {
         "pyodide": json.dumps(str(PYODIDE)),
         "options": json.dumps({} if stdlib is None else {"stdLibURL": str(stdlib)}),
-        "wheels": json.dumps(wheels),
+        "wheels": json.dumps(paths),
         "extras": json.dumps([[name, str(path)] for name, path in (extra_files or {}).items()]),
         "script": json.dumps(str(script_file)),
     }, encoding="utf-8")

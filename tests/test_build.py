@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
 import shutil
@@ -360,6 +361,62 @@ def test_two_builds_are_byte_identical(tmp_path):
     assert [p for p in first if first[p] != second[p]] == []
     on_disk = sorted(p.relative_to(tmp_path / "a").as_posix() for p in (tmp_path / "a").rglob("*") if p.is_file())
     assert on_disk == sorted(first)
+
+
+def test_rebuild_keeps_unchanged_files_and_removes_what_is_not_an_output(tmp_path):
+    dist, outside = tmp_path / "dist", tmp_path / "outside"
+    build.write_dist({"same.txt": b"same", "a/changed.txt": b"old", "a/gone.txt": b"x", "b/c/gone.txt": b"x"}, dist)
+    outside.mkdir()
+    (outside / "kept.txt").write_bytes(b"not ours")
+    (dist / "a" / "link").symlink_to(outside, target_is_directory=True)
+    (dist / "file-link.txt").symlink_to(outside / "kept.txt")
+    (dist / "now-a-file").mkdir()
+    long_ago = 1_000_000_000
+    os.utime(dist / "same.txt", (long_ago, long_ago))
+    build.write_dist({"same.txt": b"same", "a/changed.txt": b"new", "now-a-file": b"f"}, dist)
+    on_disk = {p.relative_to(dist).as_posix(): p.read_bytes() for p in dist.rglob("*") if p.is_file()}
+    assert on_disk == {"same.txt": b"same", "a/changed.txt": b"new", "now-a-file": b"f"}
+    assert sorted(p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_dir()) == ["a"]
+    assert (dist / "same.txt").stat().st_mtime == long_ago  # not written again
+    assert (outside / "kept.txt").read_bytes() == b"not ours"  # links are removed, never followed
+
+
+def test_a_build_with_warm_caches_does_not_import_the_experiment(tmp_path, dist):
+    # The dist fixture's build filled the caches; the experiment's figures and markup come from them (DR-001).
+    again = tmp_path / "again"
+    code = ("import json, sys, pathlib, build\n"
+            f"build.build(dist=pathlib.Path({str(again)!r}))\n"
+            "print(json.dumps(list(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=build.ROOT, capture_output=True, text=True, check=True)
+    imported = set(json.loads(done.stdout))
+    assert "pyapp.experiment" not in imported
+    assert ((tmp_path / "again" / "experiments" / "index.html").read_bytes()
+            == (dist / "experiments" / "index.html").read_bytes())
+
+
+def test_a_rebuild_takes_unchanged_documents_from_the_cache_and_converts_changed_ones(project, tmp_path, monkeypatch):
+    first = build.build(project, tmp_path / "a")
+    real_renderer, real_reader = build.MarkdownRenderer, build.HtmlChecker
+
+    def refused(*args, **kwargs):
+        raise AssertionError("converted or read again although nothing changed")
+
+    monkeypatch.setattr(build, "MarkdownRenderer", refused)
+    monkeypatch.setattr(build, "HtmlChecker", refused)
+    assert build.build(project, tmp_path / "b") == first
+    monkeypatch.setattr(build, "MarkdownRenderer", real_renderer)
+    monkeypatch.setattr(build, "HtmlChecker", real_reader)
+    write_record(project, "DR-002", "second", body="See [the first](../DR-001/) again.", day=2)
+    changed = build.build(project, tmp_path / "c")
+    assert "again." in changed["decisions/DR-002/index.html"].decode()
+    shutil.rmtree(project / ".cache")
+    assert build.build(project, tmp_path / "d") == changed  # as a build without the cache makes it
+
+
+def test_a_document_with_a_problem_is_checked_again_on_every_build(project, tmp_path):
+    write_record(project, "DR-002", "second", body="See DR-009.", day=2)
+    for _ in range(2):
+        assert any("reference to missing record DR-009" in problem for problem in problems_of(project))
 
 
 def test_output_may_not_leave_dist(tmp_path):

@@ -1,12 +1,14 @@
 """Generated hostile exports through the import path and the command line: no uncaught exception (DR-006).
 
-Each example is a valid-looking export of two runs, a decision, a cancel entry and an
-explorer call, with one to three hostile values put into random fields: huge
-integers, floats at the edges, literal overflowing numbers, lone surrogates, text
-that looks like a number, nested junk, wrong types, missing and unknown keys, and
-hostile claims inside a model's answer. Whatever the file, the import either refuses
-it with a message a person can read, or every view the page and the command line
-build from it works.
+Each example is a valid-looking export of two runs, a decision, a rating, a cancel
+entry, a plan and an explorer call, with one to three hostile values put into random
+fields: huge integers, floats at the edges, literal overflowing numbers, lone
+surrogates, text that looks like a number, nested junk, wrong types, missing and
+unknown keys, and hostile claims inside a model's answer. The file is a JSON export
+or, as the page and the command line also read, a log of one entry a line. Whatever
+the file, the import either refuses it with a message a person can read, or every
+view the page and the command line build from it works, and every answer is graded
+by the grader itself, never by the net under it (pyapp.runs.UNGRADABLE).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from eval_helpers import answer_for, at, call, cancel, decision
+from eval_helpers import answer_for, at, call, cancel, decision, rating
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -27,7 +29,7 @@ from pyapp.evalset import EVAL_SET_VERSION
 from pyapp.export import ImportFileError, export_csv, export_json, merge, parse_import
 from pyapp.plans import plan_entry
 from pyapp.report import compare_report, run_report, runs_overview
-from pyapp.runs import rebuild
+from pyapp.runs import UNGRADABLE, rebuild
 
 pytestmark = pytest.mark.slow
 
@@ -57,6 +59,7 @@ def _run(run_id: str, start: float) -> list[dict]:
 
 BASE = _run("run-a", 0) + _run("run-b", 100)
 BASE.append(decision(BASE[0]["id"], True, "clear"))
+BASE.append(rating(BASE[1]["id"], "Ann", time=105))
 BASE.append(cancel("run-b", "C07", time=110))
 BASE.append(plan_entry("plan-1", at(115), "0d215187", "f8a851bd", "lower-bound-below:+0", "a plan"))
 BASE.append(call(None, "C01", time=120, search={"order": "file", "kind": "nearest", "lon": 24.94, "lat": 60.17,
@@ -107,18 +110,29 @@ def _dumps(value: object, ascii_only: bool = True) -> str:
     return text
 
 
-def _file(changes: list[tuple], ascii_only: bool) -> bytes:
+def _files(changes: list[tuple], ascii_only: bool) -> tuple[bytes, bytes | None]:
+    """The export, and the log of the same entries (None when a change hit the export's own fields)."""
     doc = {"format": "kd-tree-explorer-audit", "format_version": 1, "eval_set_version": EVAL_SET_VERSION,
            "run_id": None, "entries": json.loads(json.dumps(BASE))}
     for change in changes:
         _apply(doc, change)
     # A lone surrogate cannot be UTF-8: written as its JSON escape, as a JSON writer would.
-    return _dumps(doc, ascii_only).encode("utf-8", "backslashreplace")
+    export = _dumps(doc, ascii_only).encode("utf-8", "backslashreplace")
+    if any(where == "head" for where, *_ in changes):
+        return export, None
+    log = "".join(_dumps(entry, ascii_only) + "\n" for entry in doc["entries"])
+    return export, log.encode("utf-8", "backslashreplace")
 
 
 def _readable(message: str) -> None:
     assert message and len(message) < 2_000 and "Error:" not in message and "Traceback" not in message
     message.encode("utf-8")  # valid Unicode: it can be printed and shown
+
+
+def _refusal(message: str) -> None:
+    """A refused import: readable, and saying itself that nothing was imported (the page shows it as it is)."""
+    _readable(message)
+    assert "nothing was imported" in message.lower()
 
 
 def _page_views(imported: list[dict]) -> None:
@@ -127,14 +141,16 @@ def _page_views(imported: list[dict]) -> None:
         new = merge(EXISTING, imported)
     except ImportFileError as exc:
         event("refused by merge")
-        _readable(str(exc))
+        _refusal(str(exc))
         return
     event("imported")
     log = EXISTING + new
     rebuilt = rebuild(log)
     json.dumps(runs_overview(rebuilt.runs), allow_nan=False)
     for run in rebuilt:
-        json.dumps(run_report(run), allow_nan=False)
+        report = run_report(run)
+        json.dumps(report, allow_nan=False)
+        assert all(case["detail"] != UNGRADABLE for case in report["cases"]), "grading raised on an answer"
     if len(rebuilt) > 1:
         json.dumps(compare_report(rebuilt[0], rebuilt[-1]), allow_nan=False)
     export_json(log).encode("utf-8")
@@ -157,13 +173,20 @@ def _command_line(folder: Path, data: bytes) -> None:
 @settings(max_examples=1_000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(changes=st.lists(mutation(), min_size=1, max_size=3), ascii_only=st.booleans())
 def test_a_hostile_export_is_refused_or_read_without_an_uncaught_exception(changes, ascii_only):
-    data = _file(changes, ascii_only)
-    try:
-        imported = parse_import(data)
-    except ImportFileError as exc:
-        event("refused by parse_import")
-        _readable(str(exc))
-    else:
+    data, log = _files(changes, ascii_only)
+    imported = _parsed(data)
+    if imported is not None:
         _page_views(imported)
     with tempfile.TemporaryDirectory() as folder:
         _command_line(Path(folder), data)
+    if log is not None:  # the same entries as a log are refused or imported just the same
+        assert _parsed(log) == imported
+
+
+def _parsed(data: bytes) -> list[dict] | None:
+    try:
+        return parse_import(data)
+    except ImportFileError as exc:
+        event("refused by parse_import")
+        _refusal(str(exc))
+        return None

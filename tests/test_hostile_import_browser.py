@@ -12,6 +12,9 @@ import pytest
 from test_eval_browser import ANTHROPIC, FakeAnthropic, entries, export_json, open_eval, start_run
 from test_storage_browser import ADD_ROWS
 
+from pyapp.export import UTF8_ONLY
+from pyapp.report import SAME_RUN
+
 pytestmark = pytest.mark.browser
 
 
@@ -54,7 +57,8 @@ def test_a_400_digit_distance_answer_is_a_model_failure_and_the_page_stays_ready
     assert "model failure" in detail and "distance is a number out of range" in detail
 
 
-def test_a_file_the_command_line_refuses_is_refused_by_the_page_with_the_same_sentence(context, site, tmp_path):
+def test_a_file_or_comparison_the_command_line_refuses_is_refused_by_the_page_with_the_same_sentence(context, site,
+                                                                                                 tmp_path):
     context.route(ANTHROPIC, FakeAnthropic())
     page = open_eval(context, site)
     start_run(page)
@@ -66,19 +70,24 @@ def test_a_file_the_command_line_refuses_is_refused_by_the_page_with_the_same_se
     latin = tmp_path / "latin.json"
     exported["entries"][0]["message"] = "Café"
     latin.write_bytes(json.dumps(exported, ensure_ascii=False).encode("latin-1"))
-    assert _import(page, latin) == ("Nothing was imported: The file is not UTF-8 text; an export is always UTF-8 "
-                                    "(with or without a byte order mark). Nothing was imported.")
+    assert _import(page, latin) == UTF8_ONLY, "the command line's sentence, once"
     other = tmp_path / "other.json"
     other.write_text('{"format": "something else"}', encoding="utf-8")
-    assert _import(page, other) == ('Nothing was imported: This is not an evaluation export of this site: it needs '
+    assert _import(page, other) == ('This is not an evaluation export of this site: it needs '
                                     '"format": "kd-tree-explorer-audit". Nothing was imported.')
     surrogate = tmp_path / "surrogate.json"
     exported["entries"][0]["message"] = "\ud800"
     surrogate.write_text(json.dumps(exported), encoding="ascii")
     message = _import(page, surrogate)
     assert "message: holds characters that are not valid Unicode" in message
-    assert "Error" not in message
+    assert "Error" not in message and message.count("othing was imported") == 1
     assert len(entries(page)) == before
+
+    own = page.locator("#runs tbody tr").first.get_attribute("data-run")  # refused as compare refuses it
+    page.select_option("#compare-a", own)
+    page.select_option("#compare-b", own)
+    page.click("#compare")
+    assert page.inner_text("#comparison") == SAME_RUN
 
 
 def test_stored_entries_with_a_huge_number_or_deep_nesting_are_skipped_and_counted(context, site):

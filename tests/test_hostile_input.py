@@ -8,6 +8,7 @@ import is refused whole, and a hostile stored entry is skipped and counted.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 
@@ -23,7 +24,7 @@ from pyapp.evalset import EVAL_SET_VERSION, case, case_facts
 from pyapp.export import UTF8_ONLY, ImportFileError, export_csv, export_json, merge, parse_import
 from pyapp.grading import grade_answer
 from pyapp.providers import Settings
-from pyapp.report import run_report, runs_overview
+from pyapp.report import SAME_RUN, compare_report, run_report, runs_overview
 from pyapp.runs import rebuild
 from pyapp.vocabulary import ModelFailure, Outcome
 
@@ -71,8 +72,9 @@ def test_hostile_claims_are_graded_without_error(claims):
     json.dumps(grade.to_json())
 
 
-HOSTILE_LEAVES = [HUGE, -HUGE, 2**1024, 2**53, -(2**53), 1e308, -1e308, 5e-324, "\ud800", "a\udfffb", "NaN",
-                  "Infinity", "1e400", "", "x" * 300]
+# Infinity and NaN too: Python's json module reads 1e400 as infinity, and a caller may pass any float.
+HOSTILE_LEAVES = [HUGE, -HUGE, 2**1024, 2**53, -(2**53), 1e308, -1e308, 5e-324, math.inf, -math.inf, math.nan,
+                  "\ud800", "a\udfffb", "NaN", "Infinity", "1e400", "", "x" * 300]
 any_text = st.text() | st.text(st.characters(categories=["Cs", "Ll", "Nd"]), max_size=6)  # Cs: lone surrogates
 json_values = st.recursive(
     st.sampled_from(HOSTILE_LEAVES) | st.none() | st.booleans() | st.integers()
@@ -262,6 +264,26 @@ def test_a_5000_digit_number_in_a_file_is_refused_in_words():
     assert "too many digits" in str(caught.value) and "sys." not in str(caught.value)
 
 
+def _log_text(entries: list[dict]) -> str:
+    return "".join(json.dumps(e) + "\n" for e in entries)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: export_text([]).replace('"format_version": 1', '"format_version": 0'),
+    lambda: export_text([]).replace('"format_version": 1', '"format_version": 2'),
+    lambda: export_text(full_run("run-a")),
+    lambda: _log_text(full_run("run-a")),
+    lambda: b"\xff" + export_text([]).encode(),
+    lambda: export_text([]).replace('"entries": []', '"entries": {}'),
+], ids=["format-0", "newer-format", "too-many-entries", "too-many-lines", "not-utf8", "entries-not-a-list"])
+def test_a_refused_import_says_nothing_was_imported_once(make, monkeypatch):
+    """The page shows the refusal as it is, so the sentence itself must say that nothing was imported."""
+    monkeypatch.setattr("pyapp.export.MAX_IMPORT_ENTRIES", 10)
+    with pytest.raises(ImportFileError) as caught:
+        parse_import(make())
+    assert str(caught.value).lower().count("nothing was imported") == 1, str(caught.value)
+
+
 @pytest.mark.parametrize("encoding", ["latin-1", "utf-16", "utf-16-le", "cp1252"])
 def test_only_utf8_is_imported(encoding):
     entries = full_run("run-a")
@@ -312,7 +334,14 @@ def test_compare_refuses_a_run_compared_with_itself(tmp_path, capsys):
     with pytest.raises(SystemExit) as caught:
         cli.main(["compare", path, "--run", "run-a", "--run", "run-a"])
     assert caught.value.code == 2
-    assert "choose two different runs" in capsys.readouterr().err
+    assert SAME_RUN in capsys.readouterr().err
+
+
+def test_the_page_refuses_a_run_compared_with_itself_in_the_command_lines_words():
+    """The page's comparison is compare_report, through the worker's compare_runs."""
+    run = rebuild(full_run("run-a")).run("run-a")
+    with pytest.raises(ValueError, match=SAME_RUN):
+        compare_report(run, run)
 
 
 def test_an_import_error_is_printed_as_a_sentence(tmp_path, capsys):
@@ -339,7 +368,7 @@ def test_a_reader_that_stops_early_gets_no_broken_pipe_error():
 
 def test_an_answer_whose_grading_fails_counts_as_a_model_failure_and_the_report_still_builds():
     """The net under grading: grade_answer is total (tests above), but one answer must never stop the page."""
-    from pyapp.runs import Grader
+    from pyapp.runs import UNGRADABLE, Grader
 
     def broken(answer, stop, facts):
         raise ArithmeticError("a bug")
@@ -348,4 +377,4 @@ def test_an_answer_whose_grading_fails_counts_as_a_model_failure_and_the_report_
     entries[0]["answer"] = hostile_answer("C01")
     report = run_report(rebuild(entries, grader=Grader(grade=broken))[0])
     assert report["cases"][0]["outcome"] == Outcome.MODEL_FAILURE
-    assert report["cases"][0]["detail"] == "the answer could not be graded (ArithmeticError)"
+    assert report["cases"][0]["detail"] == UNGRADABLE and "Error" not in UNGRADABLE

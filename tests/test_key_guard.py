@@ -147,6 +147,21 @@ def test_an_echoed_key_that_breaks_the_answer_is_a_model_failure_at_call_time_an
     assert rebuild(appended).run("run-echo").case_result(CASE.case_id).outcome == "model_failure"
 
 
+@pytest.mark.parametrize("field", ["model", "system_fingerprint", "finish_reason"])
+def test_a_key_echoed_in_the_replys_other_fields_is_logged_once_without_it(field):
+    """Not only the answer: what the provider says answered and its stop reason are stored too (DR-008)."""
+    reply = json.loads(openai_reply(json.dumps(answer_from_prompt(PROMPT.user))).body)
+    reply |= {"model": "gpt-x-2026", "system_fingerprint": "fp_1"}
+    where = reply["choices"][0] if field == "finish_reason" else reply
+    where[field] = f"echo {KEY} echo"
+    appended, _ = ask(HttpResponse(200, {}, json.dumps(reply)))
+
+    [entry] = appended
+    assert validate_entry(entry) == []
+    assert not key_recoverable(json.dumps(entry), KEY)
+    assert "echo [redacted] echo" in (entry["model_reported"], entry["system_fingerprint"], entry["raw_stop_reason"])
+
+
 # --------------------------------------------------------------------------- short dummy keys
 
 

@@ -77,8 +77,8 @@ def test_the_runner_asks_every_case_of_the_chosen_set_and_a_continued_run_keeps_
     async def append(new):
         entries.extend(new)
 
-    async def read():
-        return list(entries)
+    async def read_run(run_id):
+        return rebuild(entries).run(run_id)
 
     async def transport(request):
         asked.append(request)
@@ -88,7 +88,7 @@ def test_the_runner_asks_every_case_of_the_chosen_set_and_a_continued_run_keeps_
         return None
 
     def run(fresh, set_version, cancelled=lambda: False):
-        return run_async(run_eval("run-x", fresh, SETTINGS, KEY, read_entries=read, append=append,
+        return run_async(run_eval("run-x", fresh, SETTINGS, KEY, read_run=read_run, append=append,
                                   emit=lambda _: None, cancelled=cancelled, transport=transport, sleep=sleep,
                                   clock=lambda: 0.0, set_version=set_version))
 
@@ -102,11 +102,11 @@ def test_the_runner_asks_every_case_of_the_chosen_set_and_a_continued_run_keeps_
 
 
 def test_the_runner_refuses_an_unknown_set():
-    async def nothing():
-        return []
+    async def nothing(run_id):
+        raise AssertionError("a fresh run reads no run")
 
     with pytest.raises(ValueError, match="no evaluation set 'x'"):
-        run_async(run_eval("run-z", True, SETTINGS, KEY, read_entries=nothing, append=None, emit=None,
+        run_async(run_eval("run-z", True, SETTINGS, KEY, read_run=nothing, append=None, emit=None,
                            cancelled=lambda: False, set_version="x"))
 
 

@@ -95,3 +95,86 @@ def test_the_kept_index_gives_the_same_runs_as_a_rebuild_from_scratch(worker):
     fresh = rebuild(entries + [entries[3]])
     expected = runs_overview(sorted(fresh.runs, key=lambda run: run.started, reverse=True))
     assert overview["runs"] == json.loads(json.dumps(expected)) and overview["corrupt"] == fresh.skipped == 1
+
+
+# Records a log can hold that are no entry: each is skipped and counted, and none stops the page.
+CORRUPT_RECORDS = [
+    "{not json",
+    "[" * 10_000 + "]" * 10_000,  # deep enough to end Pyodide's parser if it were parsed
+    json.dumps({"type": "call", "id": "x"}),
+    '{"format": 1, "format": 1}',
+    '{"format": NaN}',
+    '{"format": ' + "9" * 5_000 + "}",
+]
+
+
+def corrupted(entry: dict, how: str) -> str:
+    """``entry`` as a stored text spoiled in one way a valid-looking record can be."""
+    if how == "huge id":
+        return json.dumps({**entry, "input_tokens": 2**60})
+    if how == "lone surrogate":
+        return json.dumps({**entry, "message": "\ud800"})
+    if how == "nested":
+        return json.dumps({**entry, "settings": {**entry["settings"], "model": [[[[[[[[["m"]]]]]]]]]}})
+    return json.dumps(entry).replace('"format": 1', '"format": 1, "format": 1', 1)  # a repeated key
+
+
+def views(run_ids: list[str]) -> dict:
+    """Everything the evaluation page reads from the log, as the worker answers it."""
+    return {"overview": handle("eval_overview"), "details": [handle("run_detail", run_id=r) for r in run_ids],
+            "configurations": handle("configurations"), "audit": handle("audit_log"), "plans": handle("plans")}
+
+
+def fresh_views(monkeypatch, run_ids: list[str]) -> dict:
+    """The same, from a worker that has read nothing yet (a new tab)."""
+    monkeypatch.setattr(browser, "LOG", browser.LogCache())
+    browser.grader.cache_clear()
+    return views(run_ids)
+
+
+def test_the_kept_log_equals_a_fresh_read_after_appends_an_import_and_corrupt_records(worker, monkeypatch):
+    import base64
+
+    from pyapp.export import export_json
+
+    a = full_run("run-a", grounded={"C01", "C02", "C03"})
+    b = full_run("run-b", start=100.0, grounded=set())
+    c = full_run("run-c", start=200.0)
+    store(worker, a[:12])
+    worker.stored.extend(CORRUPT_RECORDS[:3])
+    handle("eval_overview")  # the log is read and kept
+    run_async(browser.append_entries(a[12:]))  # the worker's own appends
+    handle("record_decision", call_id=a[0]["id"], helpful=False, note="not helpful")
+    worker.stored.extend(CORRUPT_RECORDS[3:] + [corrupted(c[0], how) for how in
+                                                ("huge id", "lone surrogate", "nested", "repeated key")])
+    store(worker, b[:5])  # another tab's appends
+    handle("run_detail", run_id="run-b")
+    data = base64.b64encode(export_json(a + b).encode()).decode()
+    assert handle("import_audit", data=data) == {"added": 15, "skipped": 25}
+    kept = views(["run-a", "run-b"])
+    assert kept == fresh_views(monkeypatch, ["run-a", "run-b"])
+    assert kept["overview"]["corrupt"] == kept["audit"]["corrupt"] == len(CORRUPT_RECORDS) + 4
+    expected = rebuild([json.loads(text) for text in worker.stored if text.startswith('{"format": 1, "id"')])
+    assert [r["run_id"] for r in kept["overview"]["runs"]] == ["run-b", "run-a"]
+    assert kept["overview"]["runs"] == json.loads(json.dumps(runs_overview(sorted(
+        expected.runs, key=lambda run: run.started, reverse=True))))
+    assert kept["details"][0]["cases"][0]["decision"]["note"] == "not helpful"
+
+
+def test_continuing_a_run_takes_it_from_the_kept_log_and_builds_no_other_run(worker, monkeypatch):
+    from test_orchestration import respond_as_provider
+    from test_run_faults import KEY, SETTINGS
+
+    store(worker, full_run("run-a", settings=SETTINGS.to_dict()))
+    store(worker, full_run("run-b", start=100.0, settings=SETTINGS.to_dict())[:8])
+    handle("eval_overview")
+    texts = counting(monkeypatch, strict_json, "loads")
+    built = []
+    build_run = runs._build_run
+    monkeypatch.setattr(runs, "_build_run", lambda run_id, *rest: built.append(run_id) or build_run(run_id, *rest))
+    worker.respond = respond_as_provider
+    result = handle("run_eval", run_id="run-b", settings=SETTINGS.to_dict(), api_key=KEY)
+    assert result["stopped"] is None and len(worker.stored) == 40
+    assert not [text for text in texts if text.startswith('{"format"')], "no stored record is parsed again"
+    assert "run-a" not in built, "the run to continue comes from the index; no other run is built"
+    assert [c["status"] for c in handle("run_detail", run_id="run-b")["cases"]] == ["graded"] * 20

@@ -11,8 +11,11 @@ import json
 
 import pytest
 from eval_helpers import full_run
-from test_eval_browser import cli, entries, open_eval
+from test_eval_browser import ANTHROPIC, DUMP_DB, FakeAnthropic, cli, entries, open_eval, start_run
+from test_log_cache import CORRUPT_RECORDS
+from test_storage_browser import ADD_ROWS
 
+from pyapp.audit import validate_entry
 from pyapp.export import export_json
 
 pytestmark = pytest.mark.browser
@@ -61,3 +64,43 @@ def test_runs_list_follows_appends_from_this_tab_and_another(context, site, tmp_
     assert set(shown) == {"run-cache-1", "run-cache-2", "run-cache-3"}
     assert {run: text.split()[0] for run, text in shown.items()} == reported(tab_a, tmp_path)
     assert json.loads(tab_a.inner_text("#runs-message").split()[4]) == 60  # "3 runs rebuilt from 60 logged calls"
+
+
+def valid_stored(page) -> list[dict]:
+    """The store's entries that are entries (what ``python -m pyapp`` reads from an export of them)."""
+    kept = []
+    for text in page.evaluate(DUMP_DB):
+        try:
+            entry = json.loads(text) if isinstance(text, str) else None
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(entry, dict) and not validate_entry(entry):
+            kept.append(entry)
+    return kept
+
+
+def shown(page) -> tuple[dict[str, str], str, str]:
+    """The runs list, its message and the newest run's detail, as the page shows them."""
+    page.wait_for_selector("#run-detail[data-run]")
+    return listed(page), page.inner_text("#runs-message"), page.inner_text("#run-detail")
+
+
+def test_a_tab_that_kept_its_log_shows_what_a_new_tab_reads_after_a_run_imports_and_corrupt_records(
+        context, site, tmp_path):
+    context.route(ANTHROPIC, FakeAnthropic(wrong={"C04", "C11"}))
+    first = full_run("run-kept-1", grounded={"C01", "C02", "C03"})
+    second = full_run("run-kept-2", start=500.0, grounded=set())
+    tab_a = open_eval(context, site)
+    import_run(tab_a, tmp_path, first, "first")  # tab A has now read and kept the log
+    tab_a.evaluate(ADD_ROWS, [{"json": text} for text in CORRUPT_RECORDS] + [{"other": 1}])
+    assert "has an answer for every case" in start_run(tab_a)  # twenty entries the worker writes itself
+    import_run(tab_a, tmp_path, second, "second")
+    kept = shown(tab_a)
+    fresh = shown(open_eval(context, site))  # a new worker reads the whole store
+    assert kept == fresh
+    runs, message, _ = kept
+    assert len(runs) == 3 and f"{len(CORRUPT_RECORDS) + 1} unreadable audit entries were skipped" in message
+    path = tmp_path / "valid.json"
+    path.write_text(export_json(valid_stored(tab_a)))
+    assert {run: text.split()[0] for run, text in runs.items()} == {
+        r["run_id"]: f"{r['grounded']}/{r['graded']}" for r in cli("report", str(path), "--json")}

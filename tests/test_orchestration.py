@@ -17,7 +17,7 @@ from pyapp import browser
 from pyapp.client import Cancelled, HttpResponse, NetworkError
 from pyapp.evalset import case_ids
 from pyapp.runner import run_eval
-from pyapp.runs import rebuild
+from pyapp.runs import Run, rebuild
 from pyapp.vocabulary import Outcome
 from pyapp.walkthrough import explain
 
@@ -38,8 +38,8 @@ class Log:
     async def append(self, entries: list[dict]) -> None:
         self.entries.extend(entries)
 
-    async def read(self) -> list[dict]:
-        return list(self.entries)
+    async def read_run(self, run_id: str) -> Run:
+        return rebuild(self.entries).run(run_id)
 
     async def transport(self, request):
         self.requests += 1
@@ -55,7 +55,7 @@ class Log:
 
     def run(self, run_id: str = "run-o", fresh: bool = True, cancelled=lambda: False) -> tuple[dict, list[dict]]:
         events: list[dict] = []
-        result = run_async(run_eval(run_id, fresh, SETTINGS, KEY, read_entries=self.read, append=self.append,
+        result = run_async(run_eval(run_id, fresh, SETTINGS, KEY, read_run=self.read_run, append=self.append,
                                     emit=events.append, cancelled=cancelled, transport=self.transport,
                                     sleep=self.sleep, clock=lambda: self.now_ms))
         return result, events

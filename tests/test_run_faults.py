@@ -27,6 +27,7 @@ from pyapp.client import (
 from pyapp.evalset import case_ids, case_prompt, cases
 from pyapp.providers import Settings, build_request
 from pyapp.runner import MAX_FAILURES_IN_A_ROW, run_eval
+from pyapp.runs import rebuild
 from pyapp.schema_check import load_schema
 
 KEY = "sk-ant-api03-FAULTSsecret0123456789"
@@ -66,14 +67,14 @@ class Provider:
     def run(self) -> tuple[dict, list[dict], list[dict], list[tuple]]:
         logged, events, progress = [], [], []
 
-        async def read_entries():
-            return list(logged)
+        async def read_run(run_id):
+            return rebuild(logged).run(run_id)
 
         async def append(entries):
             logged.extend(entries)
 
         result = run_async(run_eval(
-            "run-faults", True, SETTINGS, KEY, read_entries=read_entries, append=append, emit=events.append,
+            "run-faults", True, SETTINGS, KEY, read_run=read_run, append=append, emit=events.append,
             cancelled=lambda: False, progress=lambda label, state: progress.append((label, state)),
             transport=self.transport, sleep=self.sleep, clock=lambda: self.now_ms,
         ))

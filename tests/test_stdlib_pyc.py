@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import importlib.util
+import io
 import json
 import subprocess
 import sys
@@ -119,3 +122,45 @@ def test_page_worker_boots_from_the_precompiled_stdlib(watched, site, dist, path
     watched.page.wait_for_selector("#python-status[data-state='ready']", timeout=90_000)
     stdlibs = [url.removeprefix(site.url) for url in requested if "python_stdlib" in url]
     assert stdlibs == [f"{STDLIB_PYC}?v={build.content_hash((dist / STDLIB_PYC).read_bytes())}"]
+
+
+# The sample run from the site's wheels, with where pyapp's modules came from and the bytecode's magic number.
+FROM_SITE_WHEELS = IN_PYODIDE.replace("json.dumps({", """json.dumps({
+    "magic": importlib.util.MAGIC_NUMBER.hex(),
+    "pyapp": sorted({module.__file__ for name, module in sys.modules.items() if name.startswith("pyapp.")}),
+    """).replace("import contextlib,", "import importlib.util, contextlib,")
+
+
+def test_site_wheels_hold_pyodides_bytecode_in_place_of_the_sources_and_answer_as_on_cpython(tmp_path, dist):
+    wheels = {path.name: path.read_bytes() for path in sorted([*(dist / "app").glob("*.whl"),
+                                                                *(dist / "wheels").glob("*.whl")])}
+    code = FROM_SITE_WHEELS.replace("SAMPLE", repr(CLI_SAMPLE))
+    result = json.loads(run_in_node(code, tmp_path, stdlib=dist / STDLIB_PYC, wheels=wheels).strip().splitlines()[-1])
+    for argv, output in zip(CLI_SAMPLE, result["outputs"], strict=True):
+        expected = subprocess.run([sys.executable, "-m", "pyapp", *argv], capture_output=True, text=True, check=True)
+        assert output == expected.stdout, argv
+    assert result["pyapp"] and all(path.startswith("/home/pyodide/pyapp/") and path.endswith(".pyc")
+                                   for path in result["pyapp"])
+    assert len(wheels) >= 2
+    for name, data in wheels.items():
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = archive.namelist()
+            record = archive.read(next(n for n in names if n.endswith(".dist-info/RECORD"))).decode().splitlines()
+            pycs = [n for n in names if n.endswith(".pyc")]
+            assert pycs and not [n for n in names if n.endswith(".py") and ".dist-info/" not in n], name
+            for pyc in pycs:
+                data = archive.read(pyc)
+                assert data[:4].hex() == result["magic"], pyc
+                assert int.from_bytes(data[4:8], "little") == 1, pyc  # hash-based, source not checked
+                digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+                assert f"{pyc},sha256={digest},{len(data)}" in record, pyc
+
+
+def test_precompiled_wheels_are_byte_identical_and_cached(tmp_path, dist):
+    name = next((dist / "app").glob("*.whl")).name
+    source = {name: build.build_wheel(build.ROOT)[1]}
+    made = stdlib_pyc.precompiled_wheels(RUNTIME, source)  # from the cache the dist fixture's build filled
+    assert made[name] == (dist / "app" / name).read_bytes()
+    (tmp_path / "in.whl").write_bytes(source[name])
+    stdlib_pyc.generate_wheels(RUNTIME, [(tmp_path / "in.whl", tmp_path / "out.whl")])
+    assert (tmp_path / "out.whl").read_bytes() == made[name]

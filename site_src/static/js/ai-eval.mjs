@@ -349,15 +349,16 @@ async function compare() {
   const out = $("comparison");
   out.replaceChildren();
   const [a, b] = [$("compare-a").value, $("compare-b").value];
-  if (!a || !b || a === b) {
-    out.append(element("p", "Choose two different runs."));
+  if (!a || !b) {
+    out.append(element("p", "Choose two runs."));
     return;
   }
   let result;
   try {
     result = await python.call("compare_runs", { run_a: a, run_b: b });
   } catch (error) {
-    out.append(element("p", `Not compared: ${error.message}`, { id: "compare-refused" }));
+    // pyapp refuses a run compared with itself, or runs of different sets, in compare's own words.
+    out.append(element("p", error.message, { id: "compare-refused" }));
     return;
   }
   const list = element("dl", null, { class: "stats", id: "compare-figures" });
@@ -664,7 +665,7 @@ $("import-file").addEventListener("change", async () => {
     // The file's bytes, not file.text(): Python decodes them strictly, as the command line does.
     result = await python.call("import_audit", { data: base64(await file.arrayBuffer()) });
   } catch (error) {
-    $("import-message").textContent = `Nothing was imported: ${error.message}`;
+    $("import-message").textContent = error.message;  // pyapp's sentence says that nothing was imported
     return;
   } finally {
     $("import-file").value = "";

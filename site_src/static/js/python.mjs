@@ -88,6 +88,9 @@ export function startPython() {
         clearTimeout(timer);
         booted = true;
         performance.mark("python-ready");
+        for (const [name, epochMs] of message.marks || []) {
+          performance.mark(`worker:${name}`, { startTime: epochMs - performance.timeOrigin });
+        }
         setStatus("ready", `Python ready: Python ${message.python}, pyapp ${message.pyapp}`);
         if (statusElement()) statusElement().dataset.start = message.start; // "snapshot" or "fresh" (DR-002)
         resolve(message);

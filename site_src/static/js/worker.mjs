@@ -4,6 +4,8 @@ import { loadPyodide, version as pyodideVersion } from "../../PYODIDE_FOLDER/pyo
 import * as auditStore from "./audit-store.mjs";
 import * as snapshots from "./snapshot-store.mjs";
 
+performance.mark("worker-evaluated");
+
 let pyodide = null;
 let browser = null;
 let cancelRequested = false;
@@ -46,10 +48,13 @@ const RUNTIME = {
  */
 async function start(options, archives) {
   const started = await loadPyodide({ ...RUNTIME, ...options });
+  performance.mark("pyodide-loaded");
   // pyapp is a wheel too, built from pyproject.toml (DR-002); each unpacks into the working folder, on sys.path.
   // A restored snapshot has the modules imported but not the files (pyapp reads its data files), so always.
   for (const archive of archives) started.unpackArchive(await archive, "wheel");
+  performance.mark("wheels-unpacked");
   started.runPython("import pyapp.browser");
+  performance.mark("pyapp-imported");
   return started;
 }
 
@@ -96,6 +101,7 @@ async function startPython(urls) {
   }
   const started = await start({ _makeSnapshot: true }, archives);
   const snapshot = takeSnapshot(started);
+  performance.mark("snapshot-taken");
   return { started, from: "fresh", keep: snapshot && (() => snapshots.write(key, snapshot)) };
 }
 
@@ -116,12 +122,17 @@ async function boot({ pyapp, wheels }) {
   });
   browser = pyodide.pyimport("pyapp.browser");
   if (from === "snapshot") browser.after_restore();
-  return { ready: { ...JSON.parse(browser.hello()), start: from }, keep };
+  const ready = { ...JSON.parse(browser.hello()), start: from };
+  performance.mark("ready");
+  // Each step's time since the epoch, so the page can place it on its own timeline (benchmarks read it).
+  ready.marks = performance.getEntriesByType("mark").map((mark) => [mark.name, performance.timeOrigin + mark.startTime]);
+  return { ready, keep };
 }
 
 self.addEventListener("message", async (event) => {
   const message = event.data;
   if (message.type === "init") {
+    performance.mark("init");
     const problem = await webAssemblyProblem();
     if (problem) {
       self.postMessage({ type: "boot-error", message: problem });

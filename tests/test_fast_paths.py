@@ -1,0 +1,99 @@
+"""The log path's fast paths give exactly what the full checks give (DR-006).
+
+Stored entries and graded answers are parsed by ``pyapp.strict_json`` with Python's own
+integer parser unless a digit run needs the bound, lists of plain integers are bounded at
+their ends, and the schema validator is spared the ids of such a list. Each is compared
+here with the slow path it stands in for, on generated JSON.
+"""
+
+from __future__ import annotations
+
+import json
+
+import fastjsonschema
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pyapp import audit, schema_check, strict_json
+
+INTS = st.one_of(st.integers(-(2**60), 2**60), st.sampled_from([2**53 - 1, 2**53, -(2**53), 10**400]))
+SCALARS = st.one_of(st.none(), st.booleans(), INTS, st.floats(allow_nan=False), st.text(max_size=5),
+                    st.sampled_from(["\ud800", "x\udfff"]))
+VALUES = st.recursive(SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=5), st.lists(INTS, max_size=8),
+    st.dictionaries(st.sampled_from(["a", "b", "result_ids", "\ud801"]), inner, max_size=4)), max_leaves=20)
+
+
+def reference_loads(text: str) -> object:
+    """``strict_json.loads`` as it was: every integer through the bounded hook, keys taken one by one."""
+    def unique(pairs):
+        out = {}
+        for key, value in pairs:
+            if key in out:
+                raise ValueError(f'the key "{key[:40]}" appears twice in one object')
+            out[key] = value
+        return out
+
+    return json.loads(text, parse_constant=strict_json._reject_constant, parse_int=strict_json._bounded_int,
+                      object_pairs_hook=unique)
+
+
+def outcome(function, *args) -> object:
+    try:
+        return "value", function(*args)
+    except ValueError as exc:
+        return "refused", str(exc)
+
+
+@settings(max_examples=150, deadline=None)
+@given(VALUES, st.booleans())
+def test_strict_parse_equals_the_bounded_hooks(value, repeat_a_key):
+    text = json.dumps(value)
+    if repeat_a_key and text.startswith("{"):
+        text = '{"a": 1, "a": 2, ' + text[1:] if text != "{}" else '{"a": 1, "a": 2}'
+    assert outcome(strict_json.loads, text) == outcome(reference_loads, text)
+
+
+def test_a_long_digit_run_inside_a_text_is_read_and_inside_a_number_refused():
+    assert strict_json.loads(json.dumps({"a": "7" * 5000})) == {"a": "7" * 5000}
+    refused = ("refused", "a number has too many digits to read")
+    assert outcome(strict_json.loads, '{"a": ' + "7" * 5000 + "}") == refused
+
+
+@settings(max_examples=150, deadline=None)
+@given(VALUES)
+def test_the_quick_hostile_pass_agrees_with_the_full_walk(value):
+    value = json.loads(json.dumps(value))  # as parsed from a stored text: lists, dicts, str, int, float
+    assert audit._holds_hostile(value) == bool(_full_walk(value))
+
+
+def _full_walk(value) -> list:
+    """``hostile_values`` without its quick pass (a fixture cannot patch inside a hypothesis test)."""
+    quick = audit._holds_hostile
+    audit._holds_hostile = lambda _: True
+    try:
+        return audit.hostile_values(value, limit=100)
+    finally:
+        audit._holds_hostile = quick
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.fixed_dictionaries({}, optional={
+    "walkthrough": st.text(max_size=3), "result_ids": st.lists(st.one_of(INTS, st.booleans(), st.floats(0, 3),
+                                                                          st.text(max_size=1)), max_size=6),
+    "distance": st.one_of(st.none(), st.floats(0, 1)), "nodes_visited": INTS, "subtrees_pruned": INTS,
+    "cited_steps": st.lists(st.fixed_dictionaries({"step": INTS, "action": st.just("visit"), "node_id": INTS}),
+                            max_size=2)}))
+def test_leaving_plain_ids_out_of_the_validator_changes_no_message(answer):
+    try:
+        schema_check._validator()(answer)
+        expected = []
+    except fastjsonschema.JsonSchemaValuesException as exc:
+        expected = sorted({schema_check._readable(err) for err in exc.errors})
+    except fastjsonschema.JsonSchemaValueException as exc:
+        expected = [schema_check._readable(exc)]
+    found = schema_check.validate_answer(answer)
+    if audit.hostile_values(answer):
+        assert found and all("out of range" in m or "not valid Unicode" in m for m in found)
+    else:
+        assert found == expected
