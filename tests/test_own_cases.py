@@ -206,8 +206,8 @@ def test_the_runner_asks_every_own_case_of_the_chosen_set():
     async def append(new):
         entries.extend(new)
 
-    async def read():
-        return list(entries)
+    async def read_run(run_id):
+        return rebuild(entries).run(run_id)
 
     async def transport(request):
         return answer(request)
@@ -215,7 +215,7 @@ def test_the_runner_asks_every_own_case_of_the_chosen_set():
     async def sleep(_):
         return None
 
-    result = run_async(run_eval("run-own", True, SETTINGS, KEY, read_entries=read, append=append,
+    result = run_async(run_eval("run-own", True, SETTINGS, KEY, read_run=read_run, append=append,
                                 emit=lambda _: None, cancelled=lambda: False, transport=transport, sleep=sleep,
                                 clock=lambda: 0.0, set_version=name))
     assert result["stopped"] is None
