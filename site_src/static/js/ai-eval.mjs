@@ -660,6 +660,7 @@ function base64(buffer) {
 $("import-file").addEventListener("change", async () => {
   const file = $("import-file").files[0];
   if (!file) return;
+  $("import-message").textContent = `Importing ${file.name}…`;  // an earlier import's sentence must not stand
   let result;
   try {
     // The file's bytes, not file.text(): Python decodes them strictly, as the command line does.
