@@ -20,9 +20,9 @@ pytestmark = pytest.mark.browser
 
 def _import(page, path) -> str:
     page.set_input_files("#import-file", str(path))
-    page.wait_for_selector("#import-message:not(:empty)")
+    page.wait_for_selector("#import-message:is([data-state='imported'], [data-state='refused'])")
     message = page.inner_text("#import-message")
-    page.evaluate("() => { document.getElementById('import-message').textContent = ''; }")
+    page.evaluate("() => { const m = document.getElementById('import-message'); m.textContent = ''; delete m.dataset.state; }")
     return message
 
 

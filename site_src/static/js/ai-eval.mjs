@@ -660,13 +660,16 @@ function base64(buffer) {
 $("import-file").addEventListener("change", async () => {
   const file = $("import-file").files[0];
   if (!file) return;
-  $("import-message").textContent = `Importing ${file.name}…`;  // an earlier import's sentence must not stand
+  const message = $("import-message");
+  message.textContent = `Importing ${file.name}…`;  // an earlier import's sentence must not stand
+  message.dataset.state = "importing";
   let result;
   try {
     // The file's bytes, not file.text(): Python decodes them strictly, as the command line does.
     result = await python.call("import_audit", { data: base64(await file.arrayBuffer()) });
   } catch (error) {
-    $("import-message").textContent = error.message;  // pyapp's sentence says that nothing was imported
+    message.textContent = error.message;  // pyapp's sentence says that nothing was imported
+    message.dataset.state = "refused";
     return;
   } finally {
     $("import-file").value = "";
@@ -677,5 +680,6 @@ $("import-file").addEventListener("change", async () => {
   } catch (error) {
     $("runs-message").textContent = `The runs could not be shown: ${error.message}`;
   }
-  $("import-message").textContent = `Imported ${result.added} entries (${result.skipped} were already here).`;
+  message.textContent = `Imported ${result.added} entries (${result.skipped} were already here).`;
+  message.dataset.state = "imported";
 });
