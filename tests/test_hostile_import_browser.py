@@ -22,7 +22,8 @@ def _import(page, path) -> str:
     page.set_input_files("#import-file", str(path))
     page.wait_for_selector("#import-message:is([data-state='imported'], [data-state='refused'])")
     message = page.inner_text("#import-message")
-    page.evaluate("() => { const m = document.getElementById('import-message'); m.textContent = ''; delete m.dataset.state; }")
+    page.evaluate("() => { const m = document.getElementById('import-message'); m.textContent = '';"
+                  " delete m.dataset.state; }")
     return message
 
 
@@ -87,6 +88,7 @@ def test_a_file_or_comparison_the_command_line_refuses_is_refused_by_the_page_wi
     page.select_option("#compare-a", own)
     page.select_option("#compare-b", own)
     page.click("#compare")
+    page.wait_for_selector("#compare-refused")
     assert page.inner_text("#comparison") == SAME_RUN
 
 
