@@ -71,6 +71,9 @@ TARGETS = {
     "/explorer/": "explorer/",
 }
 VISITS = ("cold", "warm")
+# The two bare pages, added to the built site by this benchmark and by bench_snapshot.
+BARE_FILES = {"bare.html": BARE_PAGE, "bare.mjs": BARE_SCRIPT,
+              "bare-worker.mjs": BARE_WORKER.replace("PYODIDE", PYODIDE)}
 # The worker's performance marks in order (site_src/static/js/worker.mjs); each step ends at its mark.
 STEPS = ("worker-evaluated", "init", "pyodide-loaded", "wheels-unpacked", "pyapp-imported", "snapshot-taken",
          "ready")
@@ -85,6 +88,20 @@ def step_times(marks: dict[str, float], ready: float) -> dict[str, float]:
             before = marks[f"worker:{step}"]
     times["message to the page"] = ready - before
     return times
+
+
+def profiles_in_turn(playwright, folder: Path, runs: int, names=tuple(TARGETS), **options):
+    """Each run, every target in ``names`` once (the order rotates between runs), each in a fresh on-disk
+    Chromium profile in ``folder``: yields (target, context) and closes the context when the caller moves on.
+    """
+    names = list(names)
+    for run in range(runs):
+        for target in names[run % len(names):] + names[:run % len(names)]:
+            profile = folder / f"profile-{run}-{names.index(target)}"
+            context = playwright.chromium.launch_persistent_context(
+                str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, **options)
+            yield target, context
+            context.close()
 
 
 def main() -> None:
@@ -102,29 +119,20 @@ def main() -> None:
     kilobytes: dict[tuple[str, str], list[float]] = {(t, v): [] for t in targets for v in VISITS}
     steps: dict[tuple[str, str], dict[str, list[float]]] = {(t, v): {} for t in targets for v in VISITS}
     load_before = os.getloadavg()
-    with tempfile.TemporaryDirectory() as tmp:
-        origin = build_and_serve(Path(tmp), {"bare.html": BARE_PAGE, "bare.mjs": BARE_SCRIPT,
-                                             "bare-worker.mjs": BARE_WORKER.replace("PYODIDE", PYODIDE)})
-        names = list(targets)
-        with sync_playwright() as playwright:
-            for run in range(args.runs):
-                for target in names[run % len(names):] + names[:run % len(names)]:
-                    profile = Path(tmp) / f"profile-{run}-{names.index(target)}"
-                    # Service workers blocked: "warm" is the HTTP cache for the site as for the bare page.
-                    context = playwright.chromium.launch_persistent_context(
-                        str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-                        service_workers="block")
-                    for visit_kind in VISITS:
-                        marks: dict[str, float] = {}
-                        url = targets[target] if targets[target].startswith("http") else origin + targets[target]
-                        ms, received = visit(context, url, marks)
-                        if marks.get("start"):
-                            print(f"  note: {target} {visit_kind} started from a snapshot")
-                        for step, took in step_times(marks, ms).items() if "worker:ready" in marks else ():
-                            steps[target, visit_kind].setdefault(step, []).append(took)
-                        times[target, visit_kind].append(ms)
-                        kilobytes[target, visit_kind].append(received / 1e3)
-                    context.close()
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as playwright:
+        origin = build_and_serve(Path(tmp), BARE_FILES)
+        # Service workers blocked: "warm" is the HTTP cache for the site as for the bare page.
+        for target, context in profiles_in_turn(playwright, Path(tmp), args.runs, targets, service_workers="block"):
+            for visit_kind in VISITS:
+                marks: dict[str, float] = {}
+                url = targets[target] if targets[target].startswith("http") else origin + targets[target]
+                ms, received = visit(context, url, marks)
+                if marks.get("start"):
+                    print(f"  note: {target} {visit_kind} started from a snapshot")
+                for step, took in step_times(marks, ms).items() if "worker:ready" in marks else ():
+                    steps[target, visit_kind].setdefault(step, []).append(took)
+                times[target, visit_kind].append(ms)
+                kilobytes[target, visit_kind].append(received / 1e3)
     load_after = os.getloadavg()
     print(f"load average (1, 5, 15 min) before {load_before}, after {load_after}")
     print(f"navigation to 'Python ready', ms and kB received (min / median / max), {args.runs} runs, turns taken")

@@ -23,10 +23,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from bench_pyc import BARE_PAGE, BARE_SCRIPT, BARE_WORKER, TARGETS  # noqa: E402
+from bench_pyc import BARE_FILES, TARGETS, profiles_in_turn  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from served_site import build_and_serve  # noqa: E402
 from stats_util import summary  # noqa: E402
 
@@ -74,20 +73,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     times: dict[str, list[float]] = {target: [] for target in TARGETS}
-    with tempfile.TemporaryDirectory() as tmp:
-        origin = build_and_serve(Path(tmp), {"bare.html": BARE_PAGE, "bare.mjs": BARE_SCRIPT,
-                                             "bare-worker.mjs": BARE_WORKER})
-        names = list(TARGETS)
-        with sync_playwright() as playwright:
-            for run in range(args.runs):
-                for target in names[run % len(names):] + names[:run % len(names)]:
-                    profile = Path(tmp) / f"profile-{run}-{names.index(target)}"
-                    context = playwright.chromium.launch_persistent_context(
-                        str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-                    site_page = not target.startswith("bare")
-                    first_visit(context, origin + TARGETS[target], site_page)
-                    times[target].append(repeat_visit(context, origin + TARGETS[target], site_page))
-                    context.close()
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as playwright:
+        origin = build_and_serve(Path(tmp), BARE_FILES)
+        for target, context in profiles_in_turn(playwright, Path(tmp), args.runs):
+            site_page = not target.startswith("bare")
+            first_visit(context, origin + TARGETS[target], site_page)
+            times[target].append(repeat_visit(context, origin + TARGETS[target], site_page))
     print(f"repeat visit (new tab, same profile): navigation to 'Python ready', ms (min / median / max), "
           f"{args.runs} runs, turns taken; the pages start from their snapshot")
     for target in TARGETS:

@@ -101,14 +101,14 @@ def readable_step(step: Step) -> str:
 def format_search(result: SearchResult) -> str:
     """A readable account of one search: what was asked, found and counted, then every step."""
     names = businesses_by_id()
-    stats = result.tree
+    stats = result.tree.shown()
     lon, lat = result.query
     asked = f"{result.kind} search, order {result.order}, query ({format_number(lon)}, {format_number(lat)})"
     if result.radius is not None:
         asked += f", radius {result.radius:g}"
     lines = [
         asked,
-        f"tree: {stats.size} points, depth {stats.depth}, average depth {stats.average_depth:.3f}",
+        f"tree: {stats['size']} points, depth {stats['depth']}, average depth {stats['average_depth']}",
         f"result: {len(result.result)} point(s)",
     ]
     for n in result.result:

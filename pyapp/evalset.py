@@ -35,8 +35,6 @@ every round is itself every kind on every order once.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -328,15 +326,4 @@ def evalset_summary(table: list[dict] | None = None, version: str = EVAL_SET_VER
         "prompt_chars": sum(r["prompt_chars"] for r in rows),
     }
 
-
-# The fields whose change means a different set (the prompt has its own version).
-_PINNED_FIELDS = ("case_id", "kind", "order", "lon", "lat", "radius", "why_it_matters", "steps", "results")
-
-
-def evalset_fingerprint(table: list[dict] | None = None, version: str = EVAL_SET_VERSION) -> str:
-    """sha256 over the set's name, seed and the pinned fields of every row; a committed test pins it per set."""
-    rows = evalset_table(version) if table is None else table
-    body = [[r[f] for f in _PINNED_FIELDS] for r in rows]
-    text = json.dumps([version, SEED, body], separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -35,6 +35,7 @@ from pyapp.kdtree import ORDERS, build_tree
 from pyapp.report import fmt_count, fmt_fixed
 from pyapp.search import distance, nearest, within_radius
 from pyapp.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_mean_ci, bootstrap_median_ci
+from pyapp.vocabulary import SearchKind
 
 EXPERIMENT_VERSION = "orders-v1"
 DEFAULT_SEED = 2026
@@ -172,7 +173,7 @@ def compare_to_baseline(order: str, ids: list[str], counts: list[int], baseline:
 
 def explorer_query(order: str, query: Query) -> str:
     """The explorer's query string for this search (DR-010): order, kind, lon, lat and radius."""
-    kind = "nearest" if query.radius is None else "radius"
+    kind = SearchKind.NEAREST if query.radius is None else SearchKind.RADIUS
     text = f"order={order}&kind={kind}&lon={query.lon!r}&lat={query.lat!r}"
     return text if query.radius is None else f"{text}&radius={query.radius!r}"
 

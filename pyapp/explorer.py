@@ -76,7 +76,7 @@ def tree_view(order: str) -> dict:
         nodes.append({"id": node["id"], "x": x(node["lon"]), "y": y(node["lat"]),
                       "title": f"{business.name} ({business.category})"})
     splits = [{"depth": depth, "path": "".join(lines[depth])} for depth in sorted(lines)]
-    return {"order": order, "stats": tree.stats().to_json(), "area": area, "width": MAP_WIDTH,
+    return {"order": order, "stats": tree.stats().shown(), "area": area, "width": MAP_WIDTH,
             "height": y(area["min_lat"]), "nodes": nodes, "splits": splits}
 
 
@@ -144,7 +144,7 @@ def search_view(order: str, kind: str, lon: float, lat: float, radius: float | N
             view["pruned_region"] = node.child_region(step.side).to_json()
         steps.append(view)
     data = result.to_json()
-    if kind == "nearest":
+    if kind == SearchKind.NEAREST:
         summary = described(data["result"]["id"], data["result"]["distance"])["text"] if data["result"] else "none"
     else:
         count = len(data["result"])

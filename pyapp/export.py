@@ -205,14 +205,9 @@ def _log_entries(text: str) -> list:
                     f"Line {number}, the last, is cut off (the log was written until it stopped, mid-entry), "
                     "so nothing was imported. Remove that line to import the rest."
                 ) from None
-            raise ImportFileError(
-                f"Line {number} of the log is not valid JSON ({exc.msg} at column {exc.colno}); "
-                "nothing was imported."
-            ) from None
+            raise _not_json(f"Line {number} of the log", f"{exc.msg} at column {exc.colno}") from None
         except (ValueError, RecursionError) as exc:
-            reason = audit.shown(str(exc), 200)
-            raise ImportFileError(f"Line {number} of the log is not valid JSON ({reason}); nothing was imported.") \
-                from None
+            raise _not_json(f"Line {number} of the log", audit.shown(str(exc), 200)) from None
     return entries
 
 
@@ -229,13 +224,14 @@ def _load(text: str) -> object:
                 "The file ends too early: it is cut off (truncated), so nothing was imported. "
                 "Export it again and import the complete file."
             ) from None
-        raise ImportFileError(
-            f"The file is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
-            "nothing was imported."
-        ) from None
+        raise _not_json("The file", f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
     except (ValueError, RecursionError) as exc:
-        reason = audit.shown(str(exc), 200)
-        raise ImportFileError(f"The file is not valid JSON ({reason}); nothing was imported.") from None
+        raise _not_json("The file", audit.shown(str(exc), 200)) from None
+
+
+def _not_json(what: str, reason: str) -> ImportFileError:
+    """``what`` (the file, or one line of a log) does not parse as JSON, for ``reason``: nothing is imported."""
+    return ImportFileError(f"{what} is not valid JSON ({reason}); nothing was imported.")
 
 
 def _check_head(doc: object) -> list:

@@ -85,6 +85,10 @@ class TreeStats:
     def to_json(self) -> dict:
         return {"size": self.size, "depth": self.depth, "average_depth": self.average_depth}
 
+    def shown(self) -> dict[str, str]:
+        """The figures as the explorer and ``python -m pyapp trace`` print them."""
+        return {"size": str(self.size), "depth": str(self.depth), "average_depth": f"{self.average_depth:.3f}"}
+
 
 @dataclass(frozen=True)
 class NodeInfo:

@@ -145,6 +145,10 @@ def add_to_template(root: Path, name: str, line: str) -> None:
     path.write_text("\n".join([*lines[:2], line, *lines[2:]]), encoding="utf-8")
 
 
+def rewrite(path: Path, old: str, new: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+
+
 def add_page(root: Path, name: str, body: str) -> None:
     (root / "site_src" / "pages" / name).write_text(f"---\ntitle: More\n---\n{body}", encoding="utf-8")
 
@@ -165,11 +169,9 @@ BROKEN = [
      "DR-003-x.md:1: missing front matter"),
     ("bad-yaml", lambda r: (r / "decisions" / "DR-003-x.md").write_text("---\nid: [DR-003\n---\n"),
      "DR-003-x.md:"),
-    ("bad-date", lambda r: write_record(r, "DR-003", extra="").write_text(
-        (r / "decisions" / "DR-003-thing.md").read_text().replace("2026-11-01", "soon")),
+    ("bad-date", lambda r: rewrite(write_record(r, "DR-003"), "2026-11-01", "soon"),
      "DR-003-thing.md:5: date must be a date"),
-    ("missing-section", lambda r: write_record(r, "DR-003").write_text(
-        (r / "decisions" / "DR-003-thing.md").read_text().replace("## Why", "## Because")),
+    ("missing-section", lambda r: rewrite(write_record(r, "DR-003"), "## Why", "## Because"),
      "DR-003-thing.md:7: missing section '## Why'"),
     ("id-not-file-name", lambda r: write_record(r, "DR-003").rename(r / "decisions" / "DR-004-thing.md"),
      "DR-004-thing.md:2: file name must be 'DR-003-slug.md'"),
@@ -211,12 +213,21 @@ BROKEN = [
 ]
 
 
-@pytest.mark.parametrize(("breakage", "expected"), [(b, e) for _, b, e in BROKEN],
-                         ids=[i for i, _, _ in BROKEN])
-def test_broken_source_fails_naming_file_and_line(project, breakage, expected):
+def each_breakage(rows: list[tuple]) -> pytest.MarkDecorator:
+    """Parametrize ``breakage`` and ``expected`` over (id, breakage, expected problem) rows, named by their ids."""
+    return pytest.mark.parametrize(("breakage", "expected"), [(b, e) for _, b, e in rows], ids=[i for i, _, _ in rows])
+
+
+def assert_build_reports(project: Path, breakage, expected: str) -> None:
+    """After ``breakage(project)`` the build reports a problem containing ``expected`` (file and line)."""
     breakage(project)
     problems = problems_of(project)
     assert any(expected in p for p in problems), problems
+
+
+@each_breakage(BROKEN)
+def test_broken_source_fails_naming_file_and_line(project, breakage, expected):
+    assert_build_reports(project, breakage, expected)
 
 
 def test_template_link_broken_on_every_page_is_reported_once(project):
@@ -528,3 +539,14 @@ def test_real_home_page_sends_explaining_a_search_to_the_explorer(dist):
     assert "explain the search" in explorer_item
     eval_item = next(li for li in re.findall(r"<li>(.*?)</li>", html, flags=re.DOTALL) if "AI evaluation" in li)
     assert "explain a" not in eval_item
+
+
+def test_a_changed_template_fails_the_snapshot_with_a_diff_of_each_page(project, tmp_path):
+    add_to_template(project, "base.html.j2", "<!-- a changed line -->")
+    build.build(project, tmp_path / "dist")
+    report = differences(SNAPSHOT, tmp_path / "dist")
+    pages = sorted(p.relative_to(SNAPSHOT).as_posix() for p in SNAPSHOT.rglob("*.html"))
+    for page in pages:
+        [diff] = [r for r in report if r.startswith(f"--- snapshot/{page}\n+++ built/{page}\n")]
+        assert "\n+<!-- a changed line -->\n" in diff, diff
+    assert len(pages) >= 6

@@ -12,17 +12,13 @@ from pathlib import Path
 
 import pytest
 import test_build
-from test_build import RECORD, problems_of, write_record
+from test_build import RECORD, assert_build_reports, each_breakage, problems_of, rewrite, write_record
 
 import build
 import hosting
 from conftest import serve
 
 project = test_build.project  # the small project fixture
-
-
-def rewrite(path: Path, old: str, new: str) -> None:
-    path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
 
 
 def record_text(id: str, title: str = "A decision", extra: str = "", body: str = "Text.") -> str:
@@ -59,12 +55,9 @@ BAD_RECORDS = [
 ]
 
 
-@pytest.mark.parametrize(("breakage", "expected"), [(b, e) for _, b, e in BAD_RECORDS],
-                         ids=[i for i, _, _ in BAD_RECORDS])
+@each_breakage(BAD_RECORDS)
 def test_bad_record_fails_naming_file_and_line(project, breakage, expected):
-    breakage(project)
-    problems = problems_of(project)
-    assert any(expected in p for p in problems), problems
+    assert_build_reports(project, breakage, expected)
 
 
 def test_supersedes_an_accepted_record_is_not_blamed_on_that_record(project):

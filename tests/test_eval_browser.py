@@ -14,7 +14,7 @@ import threading
 import pytest
 
 from explain_samples import answer_from_prompt
-from pyapp.evalset import case_ids, case_prompt, cases
+from pyapp.evalset import LARGE_SET_VERSION, case_ids, case_prompt, cases
 
 pytestmark = pytest.mark.browser
 
@@ -28,7 +28,8 @@ DUMP_DB = """async () => {
   db.close();
   return rows.map((row) => row.json);
 }"""
-PROMPT_CASE = {(p.system, p.user): c.case_id for c in cases() for p in [case_prompt(c)]}
+# Every case id names the same search in both sets, so the larger set's prompts cover both.
+PROMPT_CASE = {(p.system, p.user): c.case_id for c in cases(LARGE_SET_VERSION) for p in [case_prompt(c)]}
 
 
 class FakeAnthropic:
@@ -168,52 +169,51 @@ def test_rejected_key_stops_the_run_after_the_first_call(context, site):
     assert KEY not in json.dumps(entries(page))
 
 
-def test_cancelled_case_is_asked_again_when_the_run_continues(context, site):
-    fake = FakeAnthropic(stall={"C03"})
+def run_until_asking(context, site, case_id: str):
+    """Open the page and start a run whose case ``case_id`` gets no answer; the fake and the page once it is asked."""
+    fake = FakeAnthropic(stall={case_id})
     context.route(ANTHROPIC, fake)
     page = open_eval(context, site)
     page.click("#start-run")
-    page.wait_for_selector("#case-status [data-case='C03'][data-state='asking']", timeout=60_000)
+    page.wait_for_selector(f"#case-status [data-case='{case_id}'][data-state='asking']", timeout=60_000)
+    return fake, page
+
+
+def continue_with_answers(page, fake: FakeAnthropic, run_id: str) -> None:
+    """Let the fake answer every case from now on, continue ``run_id`` and wait until it has every answer."""
+    fake.stall.clear()
+    fake.asked.clear()
+    page.select_option("#continue-select", run_id)
+    page.click("#continue-run")
+    assert "has an answer for every case" in wait_run_end(page)
+
+
+def test_cancelled_case_is_asked_again_when_the_run_continues(context, site):
+    fake, page = run_until_asking(context, site, "C03")
     page.click("#cancel-run")
     assert "cancelled" in wait_run_end(page, 30_000)
     run_id = calls(page)[0]["run_id"]
     assert [e["outcome"] for e in calls(page)] == ["grounded", "grounded", "cancelled"]
     assert [e["case_id"] for e in entries(page) if e["type"] == "cancel"] == ["C03"]
 
-    fake.stall.clear()
-    fake.asked.clear()
-    page.select_option("#continue-select", run_id)
-    page.click("#continue-run")
-    assert "has an answer for every case" in wait_run_end(page)
+    continue_with_answers(page, fake, run_id)
     assert fake.asked == list(case_ids())[2:], "answered cases are not asked again; the cancelled one is"
     assert page.locator(f"#runs tr[data-run='{run_id}'] td").nth(3).inner_text().startswith("20/20")
 
 
 def test_reload_mid_run_loses_no_answer_and_continue_asks_only_the_rest(context, site):
-    fake = FakeAnthropic(stall={"C06"})
-    context.route(ANTHROPIC, fake)
-    page = open_eval(context, site)
-    page.click("#start-run")
-    page.wait_for_selector("#case-status [data-case='C06'][data-state='asking']", timeout=60_000)
+    fake, page = run_until_asking(context, site, "C06")
     page.reload()
     page.wait_for_selector("body[data-eval-ready='true']", timeout=90_000)
     logged = calls(page)
     assert [e["case_id"] for e in logged] == ["C01", "C02", "C03", "C04", "C05"]
-    fake.stall.clear()
-    fake.asked.clear()
-    page.select_option("#continue-select", logged[0]["run_id"])
-    page.click("#continue-run")
-    assert "has an answer for every case" in wait_run_end(page)
+    continue_with_answers(page, fake, logged[0]["run_id"])
     assert fake.asked == list(case_ids())[5:]
     assert len(calls(page)) == 20
 
 
 def test_second_tab_cannot_run_the_same_run(context, site):
-    fake = FakeAnthropic(stall={"C02"})
-    context.route(ANTHROPIC, fake)
-    first = open_eval(context, site)
-    first.click("#start-run")
-    first.wait_for_selector("#case-status [data-case='C02'][data-state='asking']", timeout=60_000)
+    fake, first = run_until_asking(context, site, "C02")
     run_id = calls(first)[0]["run_id"]
     second = open_eval(context, site)
     second.select_option("#continue-select", run_id)

@@ -24,7 +24,6 @@ from pyapp.evalset import (
     case_search,
     cases,
     draw_points,
-    evalset_fingerprint,
     evalset_summary,
     evalset_table,
     stream_seed,
@@ -35,8 +34,20 @@ from pyapp.prompt import MAX_STEPS, build_prompt
 from pyapp.search import search
 from pyodide_harness import pyodide_available, run_in_node
 
+# The fields whose change means a different set (the prompt has its own version).
+PINNED_FIELDS = ("case_id", "kind", "order", "lon", "lat", "radius", "why_it_matters", "steps", "results")
+
+
+def evalset_fingerprint(table: list[dict] | None = None, version: str = EVAL_SET_VERSION) -> str:
+    """sha256 over the set's name, seed and the pinned fields of every row."""
+    rows = evalset_table(version) if table is None else table
+    body = [[r[f] for f in PINNED_FIELDS] for r in rows]
+    text = json.dumps([version, SEED, body], separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 # Regenerate after a deliberate change of the set (and bump EVAL_SET_VERSION):
-#   python3 -c "from pyapp.evalset import evalset_fingerprint as f; print(f())"
+#   python3 -c "from test_evalset import evalset_fingerprint as f; print(f())"   (in tests/)
 PINNED_FINGERPRINT = "7156f54ea710641d9b461764ca82694ea686889b8e08b1c2cd76b71f5a28df1c"
 
 
@@ -161,7 +172,7 @@ def test_pyodide_builds_the_same_set(tmp_path):
 # --------------------------------------------------------------------------- the larger set (DR-009)
 
 # Regenerate after a deliberate change of the larger set (and give it a new name):
-#   python3 -c "from pyapp.evalset import evalset_fingerprint as f; print(f(version='explain-eval-x80'))"
+#   python3 -c "from test_evalset import evalset_fingerprint as f; print(f(version='explain-eval-x80'))"
 PINNED_X80_FINGERPRINT = "303fb5be43be8ce3ac176ed1942cbb88e202c107048c67de121363252e211ab4"
 
 
@@ -205,6 +216,6 @@ def test_the_larger_set_has_its_own_summary():
 
 @pytest.mark.skipif(not pyodide_available(), reason="needs node and the Pyodide npm package")
 def test_pyodide_builds_the_same_larger_set(tmp_path):
-    script = ("from pyapp.evalset import LARGE_SET_VERSION, evalset_fingerprint\n"
-              "evalset_fingerprint(version=LARGE_SET_VERSION)")
-    assert run_in_node(script, tmp_path).strip() == PINNED_X80_FINGERPRINT
+    script = "import json\nfrom pyapp.evalset import LARGE_SET_VERSION, evalset_table\n" \
+             "json.dumps(evalset_table(LARGE_SET_VERSION))"
+    assert evalset_fingerprint(json.loads(run_in_node(script, tmp_path)), LARGE_SET_VERSION) == PINNED_X80_FINGERPRINT

@@ -65,11 +65,17 @@ def test_another_seed_shows_the_command_lines_figures(watched, site):
         "query_id"]
 
 
+def start_with_queries_per_kind(page, per_kind: str) -> str:
+    """Type ``per_kind`` and press Run; the figures shown before."""
+    published = page.inner_html("#figures")
+    page.fill("#per-kind", per_kind)
+    page.click("#run-experiment")
+    return published
+
+
 def test_cancel_stops_the_run_and_keeps_the_figures(watched, site):
     page = open_experiments(watched, site)
-    published = page.inner_html("#figures")
-    page.fill("#per-kind", "500")
-    page.click("#run-experiment")
+    published = start_with_queries_per_kind(page, "500")
     page.wait_for_selector("#cancel-experiment:not([disabled])")
     page.wait_for_selector("#experiment-status:has-text('Running: step')", timeout=60_000)
     page.click("#cancel-experiment")
@@ -80,9 +86,7 @@ def test_cancel_stops_the_run_and_keeps_the_figures(watched, site):
 
 def test_bad_settings_get_a_sentence_and_keep_the_figures(watched, site):
     page = open_experiments(watched, site)
-    published = page.inner_html("#figures")
-    page.fill("#per-kind", "501")
-    page.click("#run-experiment")
+    published = start_with_queries_per_kind(page, "501")
     page.wait_for_selector("#experiment-status:has-text('must be a whole number')")
     assert page.inner_text("#experiment-status") == \
         "The number of queries per kind must be a whole number from 1 to 500."
@@ -97,6 +101,11 @@ def explorer_shows(page, order: str, kind: str, lon: str, lat: str, radius: str 
     assert (page.input_value("#lon"), page.input_value("#lat")) == (lon, lat)
     assert page.inner_text("#nodes-visited") == str(expected["counts"]["nodes_visited"])
     assert page.inner_text("#step-count") == str(len(expected["trace"]))
+    # The tree's figures are the command line's strings, character for character.
+    shown = {name: page.inner_text(f"[data-stat='{name}']") for name in ("size", "depth", "average_depth")}
+    args = [sys.executable, "-m", "pyapp", "trace", "--order", order, "--kind", "nearest", "--lon", lon, "--lat", lat]
+    printed = subprocess.run(args, capture_output=True, text=True, check=True).stdout.splitlines()[1]
+    assert f"tree: {shown['size']} points, depth {shown['depth']}, average depth {shown['average_depth']}" == printed
 
 
 def test_deep_link_opens_that_search_and_each_search_writes_its_own(watched, site):

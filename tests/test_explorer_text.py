@@ -6,8 +6,9 @@ import re
 
 import pytest
 
+from pyapp.cli import main
 from pyapp.explorer import degrees, map_area, search_view, tree_view
-from pyapp.kdtree import build_tree
+from pyapp.kdtree import ORDERS, build_tree
 from pyapp.vocabulary import Action
 
 SEARCHES = [
@@ -97,7 +98,7 @@ def test_the_map_area_holds_every_business_and_is_what_the_page_draws():
     area = map_area("file")
     view = tree_view("file")
     assert view["area"] == area
-    assert len(view["nodes"]) == view["stats"]["size"] == 1188
+    assert len(view["nodes"]) == 1188 and view["stats"]["size"] == "1188"
     assert all(0 < n["x"] < view["width"] and 0 < n["y"] < view["height"] for n in view["nodes"])
     # One degree is the same length on both axes: the map's aspect is the area's.
     aspect = (area["max_lat"] - area["min_lat"]) / (area["max_lon"] - area["min_lon"])
@@ -124,3 +125,11 @@ def test_touched_tree_is_the_visited_nodes_and_one_stub_per_skipped_subtree(sear
         if node["parent"] is not None:
             parent = next(n for n in touched["nodes"] if n["id"] == node["parent"])
             assert (node["column"] < parent["column"]) == (node["side"] == "low")
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_tree_figures_are_the_strings_the_command_line_prints(order, capsys):
+    shown = tree_view(order)["stats"]
+    main(["trace", "--order", order, "--kind", "nearest", "--lon", "24.9445", "--lat", "60.1705"])
+    printed = capsys.readouterr().out.splitlines()[1]
+    assert printed == f"tree: {shown['size']} points, depth {shown['depth']}, average depth {shown['average_depth']}"

@@ -19,6 +19,7 @@ pytestmark = pytest.mark.browser
 
 WIDTHS = (360, 390, 768, 1024, 1280, 1440)
 STATIC_PAGES = ("", "experiments/", "decisions/", "decisions/DR-001/", "decisions/DR-006/", "no-such-page")
+WITH_RUNS = "ai-eval/ with long runs"
 AXE = build.ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # Run ids and model names as long as the audit log allows: they must wrap, not widen the page.
 LONG_RUNS = ("run-" + "a" * 60, "run-" + "b" * 60)
@@ -45,9 +46,20 @@ def long_runs_export(folder: Path) -> Path:
     return path
 
 
-def page_at(browser, *, bypass_csp: bool = False):
-    context = browser.new_context(bypass_csp=bypass_csp, viewport={"width": 1280, "height": 800})
-    return context, context.new_page()
+@pytest.fixture
+def page(browser):
+    """A page of its own context at 1280 × 800, under the pages' policy."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def page_without_policy(browser):
+    """The same, in a context that bypasses the pages' policy, which refuses the injected (inline) axe-core."""
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 800})
+    yield context.new_page()
+    context.close()
 
 
 def open_with_runs(page, site, tmp_path) -> None:
@@ -68,23 +80,18 @@ def overflow_by_width(page) -> dict[int, int]:
     return {width: extra for width, extra in found.items() if extra > 0}
 
 
-@pytest.mark.parametrize("path", STATIC_PAGES)
-def test_page_does_not_scroll_sideways_at_any_width(browser, site, path):
-    context, page = page_at(browser)
-    try:
-        page.goto(site.url + path)
-        assert overflow_by_width(page) == {}
-    finally:
-        context.close()
-
-
-def test_evaluation_page_with_long_runs_loaded_does_not_scroll_sideways(browser, site, tmp_path):
-    context, page = page_at(browser)
-    try:
+def open_page(page, site, tmp_path, path: str) -> None:
+    """Open ``path``; ``WITH_RUNS`` is the evaluation page with two long runs imported and compared."""
+    if path == WITH_RUNS:
         open_with_runs(page, site, tmp_path)
-        assert overflow_by_width(page) == {}
-    finally:
-        context.close()
+    else:
+        page.goto(site.url + path)
+
+
+@pytest.mark.parametrize("path", [*STATIC_PAGES, WITH_RUNS])
+def test_page_does_not_scroll_sideways_at_any_width(page, site, tmp_path, path):
+    open_page(page, site, tmp_path, path)
+    assert overflow_by_width(page) == {}
 
 
 def axe_violations(page) -> dict[int, list[str]]:
@@ -95,74 +102,47 @@ def axe_violations(page) -> dict[int, list[str]]:
     return {width: v for width, v in found.items() if v}
 
 
-# The pages' policy refuses the injected axe-core script (it is inline): these contexts bypass it.
-@pytest.mark.parametrize("path", STATIC_PAGES)
-def test_axe_finds_no_violations(browser, site, path):
-    context, page = page_at(browser, bypass_csp=True)
-    try:
-        page.goto(site.url + path)
-        page.add_script_tag(path=str(AXE))
-        assert axe_violations(page) == {}
-    finally:
-        context.close()
+@pytest.mark.parametrize("path", [*STATIC_PAGES, WITH_RUNS])
+def test_axe_finds_no_violations(page_without_policy, site, tmp_path, path):
+    open_page(page_without_policy, site, tmp_path, path)
+    page_without_policy.add_script_tag(path=str(AXE))
+    assert axe_violations(page_without_policy) == {}
 
 
-def test_axe_finds_no_violations_on_the_evaluation_page_with_runs(browser, site, tmp_path):
-    context, page = page_at(browser, bypass_csp=True)
-    try:
-        open_with_runs(page, site, tmp_path)
-        page.add_script_tag(path=str(AXE))
-        assert axe_violations(page) == {}
-    finally:
-        context.close()
+def test_a_missing_page_gets_the_sites_404_page_with_working_links(page, site):
+    response = page.goto(site.url + "no-such-page")
+    assert response.status == 404
+    assert page.inner_text("h1") == "Page not found"
+    header = "() => getComputedStyle(document.querySelector('header.site')).borderBottomStyle"
+    assert page.evaluate(header) == "solid"  # the stylesheet loaded
+    page.click("main >> text=Decision records")
+    page.wait_for_url(site.url + "decisions/")
 
 
-def test_a_missing_page_gets_the_sites_404_page_with_working_links(browser, site):
-    context, page = page_at(browser)
-    try:
-        response = page.goto(site.url + "no-such-page")
-        assert response.status == 404
-        assert page.inner_text("h1") == "Page not found"
-        header = "() => getComputedStyle(document.querySelector('header.site')).borderBottomStyle"
-        assert page.evaluate(header) == "solid"  # the stylesheet loaded
-        page.click("main >> text=Decision records")
-        page.wait_for_url(site.url + "decisions/")
-    finally:
-        context.close()
+def test_base_url_field_shows_only_for_an_openai_compatible_server(page, site):
+    page.goto(site.url + "ai-eval/")
+    page.wait_for_selector("body[data-eval-ready='true']", timeout=90_000)
+    for provider, shown in (("anthropic", False), ("openai-compatible", True), ("openai", False)):
+        page.select_option("#provider", provider)
+        assert page.is_visible("#base-url") is shown, provider
 
 
-def test_base_url_field_shows_only_for_an_openai_compatible_server(browser, site):
-    context, page = page_at(browser)
-    try:
-        page.goto(site.url + "ai-eval/")
-        page.wait_for_selector("body[data-eval-ready='true']", timeout=90_000)
-        for provider, shown in (("anthropic", False), ("openai-compatible", True), ("openai", False)):
-            page.select_option("#provider", provider)
-            assert page.is_visible("#base-url") is shown, provider
-    finally:
-        context.close()
-
-
-def test_per_case_table_gives_each_failing_checks_reason_as_the_command_line_does(browser, site, tmp_path):
-    context, page = page_at(browser)
-    try:
-        open_with_runs(page, site, tmp_path)
-        page.locator(f"#runs tr[data-run='{LONG_RUNS[1]}'] button").click()
-        page.wait_for_selector(f"#run-detail[data-run='{LONG_RUNS[1]}']")
-        rows = {r.locator("td").first.inner_text(): r for r in page.locator("#case-table tbody tr").all()}
-        printed = subprocess.run([sys.executable, "-m", "pyapp", "report", str(tmp_path / "long-runs.json"),
-                                  "--run", LONG_RUNS[1]], capture_output=True, text=True, check=True).stdout
-        failures, case_id = [], None
-        for line in printed.splitlines():
-            if re.match(r"  C\d\d ", line):
-                case_id = line.split()[0]
-            elif line.strip().startswith("FAIL"):
-                failures.append((case_id, line.strip().removeprefix("FAIL").strip()))
-        assert len(failures) >= len(WRONG_CLAIMS)
-        for case_id, reason in failures:
-            assert reason in rows[case_id].locator("td").last.inner_text(), (case_id, reason)
-            outcome = rows[case_id].locator("td").nth(1)
-            assert outcome.inner_text() == "not grounded"  # said in words, coloured as well
-            assert outcome.locator("span").get_attribute("class") == "outcome-not_grounded"
-    finally:
-        context.close()
+def test_per_case_table_gives_each_failing_checks_reason_as_the_command_line_does(page, site, tmp_path):
+    open_with_runs(page, site, tmp_path)
+    page.locator(f"#runs tr[data-run='{LONG_RUNS[1]}'] button").click()
+    page.wait_for_selector(f"#run-detail[data-run='{LONG_RUNS[1]}']")
+    rows = {r.locator("td").first.inner_text(): r for r in page.locator("#case-table tbody tr").all()}
+    printed = subprocess.run([sys.executable, "-m", "pyapp", "report", str(tmp_path / "long-runs.json"),
+                              "--run", LONG_RUNS[1]], capture_output=True, text=True, check=True).stdout
+    failures, case_id = [], None
+    for line in printed.splitlines():
+        if re.match(r"  C\d\d ", line):
+            case_id = line.split()[0]
+        elif line.strip().startswith("FAIL"):
+            failures.append((case_id, line.strip().removeprefix("FAIL").strip()))
+    assert len(failures) >= len(WRONG_CLAIMS)
+    for case_id, reason in failures:
+        assert reason in rows[case_id].locator("td").last.inner_text(), (case_id, reason)
+        outcome = rows[case_id].locator("td").nth(1)
+        assert outcome.inner_text() == "not grounded"  # said in words, coloured as well
+        assert outcome.locator("span").get_attribute("class") == "outcome-not_grounded"

@@ -9,40 +9,22 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 
 import pytest
-from test_eval_browser import ANTHROPIC, calls, entries, export_json, open_eval, start_run, wait_run_end
+from test_eval_browser import (
+    ANTHROPIC,
+    FakeAnthropic,
+    calls,
+    entries,
+    export_json,
+    open_eval,
+    start_run,
+    wait_run_end,
+)
 
-from explain_samples import answer_from_prompt
-from pyapp.evalset import LARGE_SET_VERSION, case_prompt, cases
+from pyapp.evalset import LARGE_SET_VERSION
 
 pytestmark = pytest.mark.browser
-
-# Every case id names the same search in both sets, so the larger set's prompts cover both.
-PROMPT_CASE = {(p.system, p.user): c.case_id for c in cases(LARGE_SET_VERSION) for p in [case_prompt(c)]}
-
-
-class FakeAnthropic:
-    """Answers like the Messages API; ``wrong`` cases get a miscounted answer."""
-
-    def __init__(self, wrong=()):
-        self.wrong = set(wrong)
-        self.asked: list[str] = []
-        self.lock = threading.Lock()
-
-    def __call__(self, route):
-        body = json.loads(route.request.post_data)
-        case_id = PROMPT_CASE.get((body["system"], body["messages"][0]["content"]), "unknown")
-        with self.lock:
-            self.asked.append(case_id)
-        answer = answer_from_prompt(body["messages"][0]["content"])
-        if case_id in self.wrong:
-            answer["nodes_visited"] += 1
-        route.fulfill(status=200, content_type="application/json", body=json.dumps({
-            "id": "msg_test", "type": "message", "role": "assistant", "model": "claude-test",
-            "content": [{"type": "tool_use", "id": "toolu_1", "name": "search_explanation", "input": answer}],
-            "stop_reason": "tool_use", "usage": {"input_tokens": 1000, "output_tokens": 200}}))
 
 
 def cli_text(*args: str) -> str:

@@ -285,38 +285,35 @@ def assert_logged(entry: dict, page, provider: str, outcome: str, *, status: int
 # --------------------------------------------------------------------------- the two hosted providers
 
 
-def test_anthropic_grounded_call_sends_the_prompt_with_browser_headers_and_logs_one_entry(ui):
+# Where each provider is asked, and the header that carries the key.
+ENDPOINTS = {
+    "anthropic": ("https://api.anthropic.com/v1/messages", "x-api-key", KEY),
+    "openai": ("https://api.openai.com/v1/chat/completions", "authorization", f"Bearer {KEY}"),
+}
+
+
+@pytest.mark.parametrize("provider", list(ENDPOINTS))
+def test_grounded_call_sends_the_prompt_and_the_key_in_its_header_and_logs_one_entry(ui, provider):
     page = ui.page
-    entry = ui.explain("anthropic", [answered("anthropic", faithful(page))])
+    entry = ui.explain(provider, [answered(provider, faithful(page))])
 
     assert ui.shown_outcome() == "grounded"
-    assert_logged(entry, page, "anthropic", "grounded", status=200, tokens=TOKENS["anthropic"])
+    assert_logged(entry, page, provider, "grounded", status=200, tokens=TOKENS[provider])
     [sent] = ui.sent
-    assert sent.url == "https://api.anthropic.com/v1/messages"
-    assert sent.headers["x-api-key"] == KEY
-    assert sent.headers["anthropic-dangerous-direct-browser-access"] == "true"
+    url, header, value = ENDPOINTS[provider]
+    assert (sent.url, sent.headers[header]) == (url, value)
     assert sent_prompt_hash(sent) == page_prompt(page).hash
     assert KEY not in sent.body
-    assert [page.inner_text(f"#checks tr[data-check='{name}'] td:nth-child(2)") for name in
-            ("result", "distance", "nodes_visited", "subtrees_pruned", "cited_steps")] == ["pass"] * 5
-    assert page.inner_text("#prose") == faithful(page)["walkthrough"]
+    if provider == "openai":
+        assert json.loads(sent.body)["response_format"]["type"] == "json_schema"
+    else:
+        assert sent.headers["anthropic-dangerous-direct-browser-access"] == "true"
+        assert [page.inner_text(f"#checks tr[data-check='{name}'] td:nth-child(2)") for name in
+                ("result", "distance", "nodes_visited", "subtrees_pruned", "cited_steps")] == ["pass"] * 5
+        assert page.inner_text("#prose") == faithful(page)["walkthrough"]
     ui.assert_key_nowhere()
     page.click("#refresh-audit")  # the audit view lists the call
     page.wait_for_selector(f"#audit-table tr[data-entry-id='{entry['id']}']")
-
-
-def test_openai_grounded_call_sends_a_bearer_key_and_logs_one_entry(ui):
-    page = ui.page
-    entry = ui.explain("openai", [answered("openai", faithful(page))])
-
-    assert ui.shown_outcome() == "grounded"
-    assert_logged(entry, page, "openai", "grounded", status=200, tokens=TOKENS["openai"])
-    [sent] = ui.sent
-    assert sent.url == "https://api.openai.com/v1/chat/completions"
-    assert sent.headers["authorization"] == f"Bearer {KEY}"
-    assert sent_prompt_hash(sent) == page_prompt(page).hash
-    assert json.loads(sent.body)["response_format"]["type"] == "json_schema"
-    ui.assert_key_nowhere()
 
 
 def test_export_holds_the_explorer_calls(ui):
@@ -375,40 +372,32 @@ def test_message_content_that_is_not_json_is_a_model_failure(ui):
     ui.assert_key_nowhere()
 
 
-TRUNCATED = {
-    "anthropic": lambda: fulfil(200, anthropic_message([{"type": "text", "text": '{"walkthrough": "The sea'}],
-                                                       "max_tokens")),
-    "openai": lambda: fulfil(200, openai_completion({"content": '{"walkthrough": "The sea'}, "length")),
+# An answer the provider cut at its token limit, and a refusal: (reply per provider, stop logged, words shown).
+MODEL_FAILURES = {
+    "truncated": ({
+        "anthropic": lambda: fulfil(200, anthropic_message([{"type": "text", "text": '{"walkthrough": "The sea'}],
+                                                           "max_tokens")),
+        "openai": lambda: fulfil(200, openai_completion({"content": '{"walkthrough": "The sea'}, "length")),
+    }, "max_tokens", "token limit"),
+    "refusal": ({
+        "anthropic": lambda: fulfil(200, anthropic_message([{"type": "text", "text": "I can't help with that."}],
+                                                           "refusal")),
+        "openai": lambda: fulfil(200, openai_completion({"content": None, "refusal": "I can't help with that."},
+                                                        "stop")),
+    }, "refusal", "declined"),
 }
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
-def test_answer_cut_at_the_token_limit_is_a_model_failure(ui, provider):
-    entry = ui.explain(provider, [TRUNCATED[provider]()])
+@pytest.mark.parametrize("failure", list(MODEL_FAILURES))
+def test_an_answer_cut_at_the_token_limit_or_refused_is_a_model_failure(ui, provider, failure):
+    replies, stop, words = MODEL_FAILURES[failure]
+    entry = ui.explain(provider, [replies[provider]()])
 
     assert ui.shown_outcome() == "model_failure"
     assert_logged(entry, ui.page, provider, "model_failure", status=200, tokens=TOKENS[provider])
-    assert entry["stop"] == "max_tokens"
-    assert "token limit" in ui.page.inner_text("#outcome-detail")
-    ui.assert_key_nowhere()
-
-
-REFUSED = {
-    "anthropic": lambda: fulfil(200, anthropic_message([{"type": "text", "text": "I can't help with that."}],
-                                                       "refusal")),
-    "openai": lambda: fulfil(200, openai_completion({"content": None, "refusal": "I can't help with that."},
-                                                    "stop")),
-}
-
-
-@pytest.mark.parametrize("provider", ["anthropic", "openai"])
-def test_refusal_is_a_model_failure(ui, provider):
-    entry = ui.explain(provider, [REFUSED[provider]()])
-
-    assert ui.shown_outcome() == "model_failure"
-    assert_logged(entry, ui.page, provider, "model_failure", status=200, tokens=TOKENS[provider])
-    assert entry["stop"] == "refusal"
-    assert "declined" in ui.page.inner_text("#outcome-detail")
+    assert entry["stop"] == stop
+    assert words in ui.page.inner_text("#outcome-detail")
     ui.assert_key_nowhere()
 
 

@@ -43,7 +43,7 @@ function drawTree() {
     svg("title", {}, dot).textContent = node.title;
   }
   for (const [name, value] of Object.entries(tree.stats)) {
-    document.querySelector(`[data-stat="${name}"]`).textContent = name === "average_depth" ? value.toFixed(2) : value;
+    document.querySelector(`[data-stat="${name}"]`).textContent = value;
   }
   tree.byId = new Map(tree.nodes.map((node) => [node.id, node]));
 }
