@@ -1,12 +1,13 @@
 """Audit log entries: plain JSON-able dicts, appended to IndexedDB and exported.
 
-The log is append-only. Five entry types:
+The log is append-only. Six entry types:
 
 ``call``      one per call, success or failure, written before anything is shown;
 ``decision``  a visitor's verdict (helpful or not, with a note) on an earlier call;
 ``cancel``    a visitor cancelled a case of a run (points at the call, if one ran);
 ``rating``    a named rater's yes/no answers to the rubric (``pyapp.rubric``) on an earlier call (DR-009);
-``plan``      a comparison of two configurations registered in advance (``pyapp.plans``).
+``plan``      a comparison of two configurations registered in advance (``pyapp.plans``);
+``own_case``  a search the visitor added to their own cases in the explorer (``pyapp.own_cases``, DR-009).
 
 Every entry carries ``format`` (:data:`AUDIT_FORMAT`), ``id``, ``type`` and
 ``time`` (ISO 8601, UTC, millisecond precision, ``Z`` suffix). Later facts
@@ -40,6 +41,7 @@ from typing import Any
 
 from .client import CallOutcome
 from .jsontypes import is_int
+from .kdtree import ORDERS
 from .keyguard import scrub_value, secret_variants, text_contains
 from .providers import Settings
 from .rubric import answers_problem
@@ -84,10 +86,11 @@ CANCEL_KEYS = _COMMON_KEYS + ("run_id", "case_id", "call_id")
 RATING_KEYS = _COMMON_KEYS + ("call_id", "rater", "rubric_version", "answers", "note")
 SEARCH_KEYS = ("order", "kind", "lon", "lat", "radius")
 PLAN_KEYS = _COMMON_KEYS + ("x", "y", "metric", "rule", "note")
+OWN_CASE_KEYS = _COMMON_KEYS + ("search",)
 # The one primary metric a plan can name (DR-008); every other figure is secondary.
 PLAN_METRIC = "grounded_share"
 _KEYS = {EntryType.CALL: CALL_KEYS, EntryType.DECISION: DECISION_KEYS, EntryType.CANCEL: CANCEL_KEYS,
-         EntryType.RATING: RATING_KEYS, EntryType.PLAN: PLAN_KEYS}
+         EntryType.RATING: RATING_KEYS, EntryType.PLAN: PLAN_KEYS, EntryType.OWN_CASE: OWN_CASE_KEYS}
 # Sets, and values computed once: validation runs on every entry of a stored log (DR-006).
 _ALLOWED = {kind: frozenset(keys + CALL_DRIFT_KEYS if kind == EntryType.CALL else keys) for kind, keys in _KEYS.items()}
 _STOPS = tuple(Stop)
@@ -488,6 +491,8 @@ def validate_entry(obj: Any) -> list[str]:
         check.text("note", MAX_NOTE_BYTES)
     elif kind == EntryType.PLAN:
         _check_plan(check)
+    elif kind == EntryType.OWN_CASE:
+        _check_own_case(check)
     else:
         check.id("run_id")
         check.id("case_id")
@@ -510,6 +515,16 @@ def _check_plan(check: _Checker) -> None:
     except ValueError as exc:
         check.fail("rule", str(exc))
     check.text("note", MAX_NOTE_BYTES)
+
+
+def _check_own_case(check: _Checker) -> None:
+    search = check.obj["search"]
+    if search is None:
+        check.fail("search", "is required: the search the visitor added")
+        return
+    _check_search(check, search)
+    if isinstance(search, dict) and search.get("order") not in ORDERS:
+        check.fail("search.order", f"must be one of {', '.join(ORDERS)}")
 
 
 def _check_call(check: _Checker) -> None:

@@ -322,13 +322,58 @@ def emit(event: dict) -> None:
     post(json.dumps(event))
 
 
+async def own_sets_read(set_version: str | None) -> None:
+    """Read the log first when ``set_version`` names a set of the visitor's own cases: its cases are in the log."""
+    from .evalset import is_own_set
+
+    if is_own_set(set_version):
+        (await LOG.refresh()).runs()  # the runs index registers every state of the visitor's set (pyapp.own_cases)
+
+
 @op
-def evalset(set_version: str | None = None) -> dict:
+async def evalset(set_version: str | None = None) -> dict:
     """One set as the page shows it (default: the first), and what each set can show (DR-009)."""
     from .evalset import EVAL_SET_VERSION
     from .page_content import evalset_page
 
+    await own_sets_read(set_version)
     return evalset_page(set_version or EVAL_SET_VERSION)
+
+
+@op
+async def own_set() -> dict | None:
+    """The visitor's own set as the set choice offers it (None while it has no case), labelled as theirs."""
+    from .own_cases import set_label
+    from .report import set_guidance
+
+    mine = (await LOG.refresh()).runs().own
+    if mine.name is None:
+        return None
+    guidance = set_guidance([mine.name])[0]
+    return {"eval_set_version": mine.name, "cases": len(mine.cases), "label": set_label(mine.name),
+            "option": f"{set_label(mine.name)} ({len(mine.cases)} cases)", "text": guidance["text"]}
+
+
+@op
+async def add_own_case(search: dict) -> dict:
+    """Keep ``search`` as one of the visitor's own cases (DR-009); a search already kept is not added again."""
+    from datetime import UTC, datetime
+
+    from .audit import new_entry_id
+    from .own_cases import MAX_OWN_CASES, own_case_entry
+
+    entry = own_case_entry(new_entry_id(), datetime.now(UTC), search)
+    mine = (await LOG.refresh()).runs().own
+    known = mine.case_id_of(entry["search"])
+    if known is not None:
+        return {"added": False, "text": f"This search is already {known} of your cases. {mine.summary()}"}
+    if mine.full:
+        raise ValueError(f"Your cases already hold {MAX_OWN_CASES} searches, the most a set takes; "
+                         "this one was not added.")
+    await append_entries([entry])
+    mine = (await LOG.refresh()).runs().own
+    return {"added": True, "text": f"Added as {mine.case_id_of(entry['search'])}. {mine.summary()} "
+                                   "Run them on the evaluation page."}
 
 
 @functools.cache
@@ -420,6 +465,7 @@ async def register_plan(x: str, y: str, rule: str, note: str, settings: dict, se
             return name
         return configuration_for(Settings.from_dict(settings).to_dict(), set_version or EVAL_SET_VERSION).id
 
+    await own_sets_read(set_version)
     entry = plan_entry(new_entry_id(), datetime.now(UTC), named(x), named(y), rule, note)
     await append_entries([entry])
     return entry
@@ -434,6 +480,7 @@ async def run_eval(run_id: str | None, settings: dict, api_key: str | None, set_
     from .runner import run_eval as run
 
     settings = Settings.from_dict(settings)
+    await own_sets_read(set_version)
     fresh = run_id is None
     run_id = run_id or new_run_id()
     # Web Locks: a second tab cannot run the same run at the same time.
@@ -488,12 +535,14 @@ async def record_rating(call_id: str, rater: str, answers: dict, note: str = "")
 
 @op
 async def agreement() -> dict:
-    """The agreement figures of the whole log, and the text ``python -m pyapp agreement`` prints for them."""
+    """The agreement figures of the whole log as the page's tables, and the text ``python -m pyapp agreement``
+    prints for them."""
     from .agreement import agreement_report, format_agreement_report
+    from .agreement_tables import agreement_tables
 
     log = await LOG.refresh()
     report = agreement_report(log.entries, list(log.runs().rebuilt()))
-    return {"report": report, "text": format_agreement_report(report)}
+    return {"report": report, "tables": agreement_tables(report), "text": format_agreement_report(report)}
 
 
 @op
@@ -580,12 +629,13 @@ async def baseline_diff(baseline: str, run_ids: list[str], rules: list[str] | No
 
 
 @op
-def run_size_estimate(runs: int, max_tokens: int | None = None, price_in: float | None = None,
-                      price_out: float | None = None, set_version: str | None = None) -> dict:
+async def run_size_estimate(runs: int, max_tokens: int | None = None, price_in: float | None = None,
+                            price_out: float | None = None, set_version: str | None = None) -> dict:
     """What ``runs`` runs of a set send, and with the visitor's prices their estimated cost."""
     from .cost import run_size
     from .evalset import EVAL_SET_VERSION
 
+    await own_sets_read(set_version)
     return run_size(runs, max_tokens, price_in, price_out, set_version or EVAL_SET_VERSION)
 
 

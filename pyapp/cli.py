@@ -24,12 +24,23 @@ from pyapp.baseline import (
 )
 from pyapp.configurations import group_runs
 from pyapp.cost import actual_usage, run_size
-from pyapp.evalset import EVAL_SET_VERSION, SET_VERSIONS, case, case_prompt, evalset_summary, evalset_table
+from pyapp.evalset import (
+    EVAL_SET_VERSION,
+    OWN_SET_PREFIX,
+    SET_VERSIONS,
+    case,
+    case_prompt,
+    check_set_version,
+    evalset_summary,
+    evalset_table,
+    is_own_set,
+)
 from pyapp.experiment import DEFAULT_PER_KIND, DEFAULT_SEED, run_experiment
 from pyapp.experiment_report import format_experiment
 from pyapp.export import parse_import
 from pyapp.geodata import businesses_by_id
 from pyapp.kdtree import ORDERS
+from pyapp.own_cases import OWN, own_cases_of, set_label
 from pyapp.plans import plans_in
 from pyapp.prompt import Prompt, format_number
 from pyapp.providers import ANTHROPIC, OPENAI, OPENAI_COMPATIBLE, PROVIDERS, Settings
@@ -122,11 +133,34 @@ def _add_evalset(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_set_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--set", dest="set_version", choices=SET_VERSIONS, default=EVAL_SET_VERSION,
-                   help=f"the evaluation set (default {EVAL_SET_VERSION})")
+    p.add_argument("--set", dest="set_version", default=EVAL_SET_VERSION, metavar="SET",
+                   help=f"the evaluation set: {', '.join(SET_VERSIONS)} (default {EVAL_SET_VERSION}), or your own "
+                        f"cases in LOG: '{OWN}' for them as they are now, or an {OWN_SET_PREFIX}XXXXXXXX name")
+    p.add_argument("log", metavar="LOG", nargs="?",
+                   help="an export or log holding your own cases (only with --set own...)")
+
+
+def _resolve_set(args: argparse.Namespace) -> str:
+    """The set ``--set`` names; an own set is read from the LOG argument (DR-009)."""
+    version = args.set_version
+    own = version == OWN or is_own_set(version)
+    if not own:
+        if args.log is not None:
+            raise _UsageError(f"{version} is a fixed set and needs no LOG; LOG is for --set {OWN}")
+        if version not in SET_VERSIONS:
+            raise _UsageError(f"no evaluation set {version[:40]!r}; the sets are {', '.join(SET_VERSIONS)}, "
+                              f"or {OWN} with a LOG")
+        return version
+    if args.log is None:
+        raise _UsageError(f"--set {version} needs the export or log that holds your own cases: LOG")
+    mine = own_cases_of(_read_entries(args.log))
+    if mine.name is None:
+        raise ValueError(f"{args.log} holds none of your own cases; add searches in the explorer first")
+    return mine.name if version == OWN else check_set_version(version)
 
 
 def _run_evalset(args: argparse.Namespace) -> int:
+    args.set_version = _resolve_set(args)
     table = evalset_table(args.set_version)
     summary = evalset_summary(table, args.set_version)
     if args.json:
@@ -138,7 +172,10 @@ def _run_evalset(args: argparse.Namespace) -> int:
 
 def format_evalset(table: list[dict], summary: dict) -> str:
     """The set as text: one block per case, then how many traces are cut."""
-    lines = [f"{summary['eval_set_version']}, seed {summary['seed']}: {summary['cases']} cases"]
+    version = summary["eval_set_version"]
+    drawn = f"{set_label(version)}: {summary['cases']} cases" if is_own_set(version) else (
+        f"{version}, seed {summary['seed']}: {summary['cases']} cases")
+    lines = [drawn]
     for row in table:
         radius = "" if row["radius"] is None else f"  radius {row['radius']:g}"
         cut = f"  cut to {row['steps_sent']}" if row["over_limit"] else ""
@@ -163,7 +200,7 @@ def _add_prompt(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_prompt(args: argparse.Namespace) -> int:
-    prompt = case_prompt(case(args.case, args.set_version))
+    prompt = case_prompt(case(args.case, _resolve_set(args)))
     if args.json:
         print(json.dumps({"case_id": args.case, **prompt.to_json()}))
     else:

@@ -23,6 +23,7 @@ from functools import lru_cache
 from urllib.parse import urlsplit
 
 from pyapp.evalset import EVAL_SET_VERSION, case_prompt, cases
+from pyapp.own_cases import set_label
 from pyapp.runs import Run
 
 ID_LENGTH = 8
@@ -64,7 +65,7 @@ class Configuration:
         where = f" at {self.base_url_host}" if self.base_url_host else ""
         temperature = "default" if self.temperature is None else f"{self.temperature:g}"
         return (f"{self.provider} {self.model}{where}, temperature {temperature}, max tokens {self.max_tokens}, "
-                f"prompt {self.prompt_version}, set {self.eval_set_version}")
+                f"prompt {self.prompt_version}, set {set_label(self.eval_set_version)}")
 
 
 @dataclass(frozen=True)

@@ -80,7 +80,12 @@ CASE_KINDS = (
     CaseKind(RADIUS_LARGE, "radius 0.003°", SearchKind.RADIUS, 0.003, False),
 )
 CASE_KIND_NAMES = tuple(k.name for k in CASE_KINDS)
-_CASE_KIND = {k.name: k for k in CASE_KINDS}
+# The kinds of the visitor's own cases (pyapp.own_cases): a search kept from the explorer as it was.
+OWN_CASE_KINDS = (
+    CaseKind("own-nearest", "your nearest search", SearchKind.NEAREST, None, False),
+    CaseKind("own-radius", "your radius search", SearchKind.RADIUS, None, False),
+)
+_CASE_KIND = {k.name: k for k in CASE_KINDS + OWN_CASE_KINDS}
 
 _ORDER_NOTES = {
     "file": "inserted in file order (ascending OSM id)",
@@ -197,9 +202,40 @@ def build_cases(seed_for: Callable[[str], str] = stream_seed, rounds: int = 1) -
     return tuple(cases)
 
 
+# The visitor's own sets met so far (pyapp.own_cases registers them from a log). A name is a hash of
+# its case list, so a name always means the same cases and registering one again changes nothing.
+OWN_SET_PREFIX = "own-"
+_OWN_SETS: dict[str, tuple[Case, ...]] = {}
+
+
+def is_own_set(version: object) -> bool:
+    """True for a name of the visitor's own set (``own-`` and 8 hex digits), known or not."""
+    return (isinstance(version, str) and len(version) == len(OWN_SET_PREFIX) + 8
+            and version.startswith(OWN_SET_PREFIX)
+            and all(ch in "0123456789abcdef" for ch in version[len(OWN_SET_PREFIX):]))
+
+
+def register_own_set(name: str, own: tuple[Case, ...]) -> None:
+    """Make ``name`` (from :func:`pyapp.own_cases.own_set_name`) a set whose cases are ``own``."""
+    _OWN_SETS.setdefault(name, own)
+
+
+def is_known_set(version: object) -> bool:
+    """True for a fixed set and for an own set registered from a log."""
+    return isinstance(version, str) and (version in SET_ROUNDS or version in _OWN_SETS)
+
+
+def set_kinds(version: str) -> tuple[CaseKind, ...]:
+    """The kinds of case set ``version`` holds, in the order the report lists them."""
+    return OWN_CASE_KINDS if is_own_set(version) else CASE_KINDS
+
+
 def check_set_version(version: str) -> str:
-    """``version`` when it names a fixed set; ``ValueError`` naming the sets otherwise."""
-    if version not in SET_ROUNDS:
+    """``version`` when it names a fixed set or a registered own set; ``ValueError`` naming the sets otherwise."""
+    if is_own_set(version) and version not in _OWN_SETS:
+        raise ValueError(f"no set of your own cases named {version} in this log; add searches from the explorer "
+                         "to make one")
+    if not is_known_set(version):
         raise ValueError(f"no evaluation set {_shown(version)}; the sets are {', '.join(SET_VERSIONS)}")
     return version
 
@@ -210,13 +246,18 @@ def _shown(value: object) -> str:
     return text if len(text) <= 42 else text[:40] + "…"
 
 
-@lru_cache(maxsize=len(SET_ROUNDS))
 def cases(version: str = EVAL_SET_VERSION) -> tuple[Case, ...]:
-    """The set ``version`` (default ``EVAL_SET_VERSION``: C01-C20), built once."""
-    return build_cases(rounds=SET_ROUNDS[check_set_version(version)])
+    """The set ``version`` (default ``EVAL_SET_VERSION``: C01-C20), built once; or a registered own set."""
+    own = _OWN_SETS.get(version)
+    return own if own is not None else _fixed_cases(check_set_version(version))
 
 
 @lru_cache(maxsize=len(SET_ROUNDS))
+def _fixed_cases(version: str) -> tuple[Case, ...]:
+    return build_cases(rounds=SET_ROUNDS[version])
+
+
+@lru_cache(maxsize=128)
 def _by_id(version: str) -> dict[str, Case]:
     return {c.case_id: c for c in cases(version)}
 
@@ -229,8 +270,8 @@ def case(case_id: str, version: str = EVAL_SET_VERSION) -> Case:
     """The case named ``case_id`` in set ``version``; ``ValueError`` for an unknown id."""
     found = _by_id(check_set_version(version)).get(case_id)
     if found is None:
-        last = f"C{len(cases(version)):02d}"
-        raise ValueError(f"no case {_shown(case_id)} in {version}; the cases are C01 to {last}")
+        ids = case_ids(version)
+        raise ValueError(f"no case {_shown(case_id)} in {version}; the cases are {ids[0]} to {ids[-1]}")
     return found
 
 
@@ -278,7 +319,7 @@ def evalset_summary(table: list[dict] | None = None, version: str = EVAL_SET_VER
     rows = evalset_table(version) if table is None else table
     return {
         "eval_set_version": version,
-        "seed": SEED,
+        "seed": None if is_own_set(version) else SEED,  # the visitor's own cases are not drawn
         "cases": len(rows),
         "max_steps": MAX_STEPS,
         "over_limit": sum(1 for r in rows if r["over_limit"]),

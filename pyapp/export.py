@@ -10,7 +10,8 @@ prompt version, prompt hash and request settings, and no entry has a field that
 could hold the API key. Exporting one run takes its calls, its cancel entries
 and the decisions and rubric ratings on its calls; exporting all runs takes
 those of every run. The explorer's own calls (no run) are exported on their
-own, with the decisions and ratings on them, from the explorer page.
+own, with the decisions and ratings on them, from the explorer page. Every
+export holds the visitor's own cases, which a run of their set is rebuilt from.
 
 :func:`parse_import` checks a file completely before anything is used, and
 :func:`merge` returns only what is new, so a bad file changes nothing. The
@@ -25,7 +26,7 @@ import json
 from collections.abc import Iterable
 
 from pyapp import audit, strict_json
-from pyapp.evalset import EVAL_SET_VERSION, SET_VERSIONS
+from pyapp.evalset import EVAL_SET_VERSION, SET_VERSIONS, is_own_set
 from pyapp.jsontypes import is_int
 from pyapp.report import fmt_fixed
 from pyapp.runs import rebuild
@@ -70,7 +71,8 @@ class ImportFileError(ValueError):
 def select_entries(entries: Iterable[dict], run_id: str | None = None, *, explorer: bool = False) -> list[dict]:
     """The valid entries of one run (or every run) in log order: calls, cancels, decisions and ratings on its calls.
 
-    Every run's export holds the plans too (they compare configurations, not one run).
+    Every export holds the visitor's own cases (``own_case`` entries). Every run's export holds the plans
+    too (they compare configurations, not one run).
     With ``explorer`` the explorer's own calls (no run) and the decisions and ratings on them
     instead. ``ValueError`` when ``run_id`` names no run in the log.
     """
@@ -86,7 +88,9 @@ def select_entries(entries: Iterable[dict], run_id: str | None = None, *, explor
             raise ValueError(f"no run {run_id!r} in the audit log")
     calls = {e["id"] for e in in_scope if e["type"] == EntryType.CALL}
     chosen = {e["id"] for e in in_scope}
-    return [e for e in valid if e["id"] in chosen or (e["type"] in _ON_A_CALL and e["call_id"] in calls)]
+    # The visitor's own cases go with every export: a run of an own set is rebuilt from them (pyapp.own_cases).
+    return [e for e in valid if e["id"] in chosen or e["type"] == EntryType.OWN_CASE
+            or (e["type"] in _ON_A_CALL and e["call_id"] in calls)]
 
 
 def export_json(entries: Iterable[dict], run_id: str | None = None, *, explorer: bool = False) -> str:
@@ -94,7 +98,8 @@ def export_json(entries: Iterable[dict], run_id: str | None = None, *, explorer:
     chosen = select_entries(entries, run_id, explorer=explorer)
     # One run's export names that run's set (pyapp.runs, rule 1); a file of many runs, the default set.
     known = (e["eval_set_version"] for e in chosen
-             if e["type"] == EntryType.CALL and e["eval_set_version"] in SET_VERSIONS)
+             if e["type"] == EntryType.CALL and (e["eval_set_version"] in SET_VERSIONS
+                                                 or is_own_set(e["eval_set_version"])))
     version = EVAL_SET_VERSION if run_id is None else next(known, EVAL_SET_VERSION)
     head = {"format": EXPORT_NAME, "format_version": EXPORT_FORMAT, "eval_set_version": version,
             "run_id": run_id}
@@ -347,7 +352,8 @@ def _check_one_run(run_id: str | None, entries: list[dict]) -> None:
                     f"{_label(index, entry)} is a {entry['type']} on a call that is not in the file; "
                     "nothing was imported."
                 )
-        elif entry["type"] != EntryType.PLAN and run_id is not None and entry["run_id"] != run_id:
+        elif (entry["type"] not in (EntryType.PLAN, EntryType.OWN_CASE) and run_id is not None
+              and entry["run_id"] != run_id):
             where = "outside any run" if entry["run_id"] is None else f"of run {entry['run_id']}"
             raise ImportFileError(
                 f"{_label(index, entry)} is {where}, but the export holds run {run_id} only; nothing was imported."

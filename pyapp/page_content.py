@@ -7,8 +7,16 @@ the worker for the same values (DR-002).
 
 from __future__ import annotations
 
-from .evalset import EVAL_SET_VERSION, SET_VERSIONS, check_set_version, evalset_summary, evalset_table
+from .evalset import (
+    EVAL_SET_VERSION,
+    SET_VERSIONS,
+    check_set_version,
+    evalset_summary,
+    evalset_table,
+    is_own_set,
+)
 from .explorer import search_view, tree_view
+from .own_cases import set_label
 from .report import fmt_count, set_guidance, small_sample_guidance
 
 # The search the explorer shows first; the page's form starts with these values.
@@ -31,7 +39,10 @@ def evalset_page(set_version: str = EVAL_SET_VERSION) -> dict:
                        f"{c['steps']} (first {c['steps_sent']} sent)" if c["over_limit"] else str(c["steps"]),
                        c["why_it_matters"]]}
             for c in table]
-    sentence = (f"Version {summary['eval_set_version']}, seed {summary['seed']}: {summary['cases']} cases. "
+    drawn = (f"{set_label(set_version)}: {summary['cases']} searches you added in the explorer, in the order "
+             "you added them. " if is_own_set(set_version)
+             else f"Version {summary['eval_set_version']}, seed {summary['seed']}: {summary['cases']} cases. ")
+    sentence = (f"{drawn}"
                 f"{summary['over_limit']} of the {summary['cases']} traces are longer than the {summary['max_steps']} "
                 "steps a prompt sends; for those the prompt says where it was cut and states the final facts.")
     display = guidance["display"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pyapp.configurations import ConfigurationRuns, Grouped, drift, group_runs
+from pyapp.own_cases import refuse_own_with_fixed
 from pyapp.plans import plan_status
 from pyapp.repeats import compare_tables, repeat_figures, verdict_table
 from pyapp.report import compare_report, fmt_p, fmt_percent, fmt_points
@@ -145,6 +146,7 @@ def configuration_compare_report(grouped: Grouped, x_name: str, y_name: str, pla
     if gx.configuration == gy.configuration:
         raise ValueError("both names are the same configuration: choose two different ones")
     sets = (gx.configuration.eval_set_version, gy.configuration.eval_set_version)
+    refuse_own_with_fixed(*sets)
     if sets[0] != sets[1]:
         raise ValueError(f"X is on {sets[0]} and Y on {sets[1]}; configurations of different sets are never "
                          "compared (DR-009)")

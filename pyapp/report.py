@@ -17,7 +17,8 @@ import statistics
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 
-from pyapp.evalset import CASE_KINDS, SET_VERSIONS, case, case_ids
+from pyapp.evalset import SET_VERSIONS, case, case_ids, is_own_set, set_kinds
+from pyapp.own_cases import refuse_own_with_fixed, set_label
 from pyapp.runs import Run, cases_to_ask, gc_paused
 from pyapp.stats import (
     BOOTSTRAP_RESAMPLES,
@@ -165,7 +166,7 @@ def run_report(run: Run) -> dict:
     interval = list(wilson(k, n, CONFIDENCE)) if n else None
     latency = _latency(run.answer_latencies)
     per_kind = []
-    for kind in CASE_KINDS:
+    for kind in set_kinds(run.eval_set_version):
         rows = [c for c in run.cases if case(c.case_id, run.eval_set_version).kind == kind.name]
         kind_outcomes = [c.outcome for c in rows if c.status == CaseStatus.GRADED]
         per_kind.append({
@@ -182,6 +183,8 @@ def run_report(run: Run) -> dict:
         "started": run.started,
         "last": run.last,
         "eval_set_version": run.eval_set_version,
+        "set_label": set_label(run.eval_set_version),
+        "set_note": _set_note(run.eval_set_version),
         "settings": run.settings,
         "mixed_settings": run.mixed_settings,
         "settings_seen": list(run.settings_seen),
@@ -218,6 +221,11 @@ def run_report(run: Run) -> dict:
     return report
 
 
+def _set_note(version: str) -> str:
+    """What the page adds after a run's name: only a run of the visitor's own cases names its set (DR-009)."""
+    return f" · {set_label(version)}" if is_own_set(version) else ""
+
+
 def runs_overview(runs: Sequence[Run]) -> list[dict]:
     """One row per run for the runs list: grounded share and Wilson interval, no bootstrap, so cheap.
 
@@ -233,6 +241,8 @@ def runs_overview(runs: Sequence[Run]) -> list[dict]:
         rows.append({
             "run_id": run.run_id,
             "eval_set_version": run.eval_set_version,
+            "set_label": set_label(run.eval_set_version),
+            "set_note": _set_note(run.eval_set_version),
             "started": run.started,
             "last": run.last,
             "settings": run.settings,
@@ -322,7 +332,8 @@ def set_guidance(versions: Sequence[str] = SET_VERSIONS) -> list[dict]:
             "half_widths": widths,
             "smallest_one_way": k,
             "smallest_one_way_points": paired["smallest_one_way_points"],
-            "text": (f"{version}, {n} cases: the Wilson 95% interval is {', '.join(w['text'] for w in widths)}; "
+            "text": (f"{set_label(version)}, {n} cases: the Wilson 95% interval is "
+                     f"{', '.join(w['text'] for w in widths)}; "
                      f"the smallest difference two runs can show is {detectable}."),
         })
     return rows
@@ -365,6 +376,7 @@ def compare_report(run_a: Run, run_b: Run) -> dict:
     """
     if run_a.run_id == run_b.run_id:
         raise ValueError(SAME_RUN)
+    refuse_own_with_fixed(run_a.eval_set_version, run_b.eval_set_version)
     if run_a.eval_set_version != run_b.eval_set_version:
         raise ValueError(f"run {run_a.run_id} is of {run_a.eval_set_version} and run {run_b.run_id} of "
                          f"{run_b.eval_set_version}; runs of different sets are never compared")
@@ -432,7 +444,7 @@ def format_run_report(report: dict) -> str:
     shown = report["display"]
     settings = report["settings"] or {}
     lines = [
-        f"run {report['run_id']}  started {report['started']}  set {report['eval_set_version']}",
+        f"run {report['run_id']}  started {report['started']}  set {report['set_label']}",
         f"settings: {settings.get('provider')} {settings.get('model')}, "
         f"max_tokens {settings.get('max_tokens')}, "
         f"temperature {settings.get('temperature')}" + ("  (calls used different settings)"

@@ -7,8 +7,10 @@ from the data. Explorer calls (``run_id`` None), decisions and ratings are not r
 The rules, in the order they apply to one run:
 
 1. Entries are taken in time order (ties: their order in the log). A run is of
-   the set (``pyapp.evalset.SET_VERSIONS``) its first call of a known set names;
-   a run without one is of :data:`EVAL_SET_VERSION`. Its cases are that set's.
+   the set (``pyapp.evalset.SET_VERSIONS``, or a set of the visitor's own cases
+   that the log's ``own_case`` entries make, ``pyapp.own_cases``) its first call
+   of a known set names; a run without one is of :data:`EVAL_SET_VERSION`. Its
+   cases are that set's.
 2. A call with an answer (logged outcome grounded, not grounded or model failure)
    is **stale input** when its eval-set version is not the run's set, its case
    is not in that set, or its ``prompt_hash`` is not the hash of the prompt the
@@ -45,8 +47,19 @@ from dataclasses import dataclass, field
 
 from pyapp import audit
 from pyapp.checks import Facts
-from pyapp.evalset import EVAL_SET_VERSION, SET_VERSIONS, case, case_facts, case_ids, case_prompt, cases
+from pyapp.evalset import (
+    EVAL_SET_VERSION,
+    SET_VERSIONS,
+    case,
+    case_facts,
+    case_ids,
+    case_prompt,
+    cases,
+    is_known_set,
+    is_own_set,
+)
 from pyapp.grading import Grade, grade_answer
+from pyapp.own_cases import OwnCases
 from pyapp.prompt import Prompt
 from pyapp.vocabulary import CaseStatus, EntryType, ModelFailure, Outcome
 
@@ -238,7 +251,9 @@ class Grader:
     def stale_reason(self, entry: dict, run_set: str = EVAL_SET_VERSION) -> str | None:
         """Why an answered call of a run of set ``run_set`` is stale input (module doc, rule 2), or None."""
         version = entry["eval_set_version"]
-        if version not in SET_VERSIONS:
+        if is_own_set(version) and not is_known_set(version):
+            return f"asked under {version}, a set of your own cases that this log does not hold"
+        if not is_known_set(version):
             return f"asked under eval set {version}; today's sets are {', '.join(SET_VERSIONS)}"
         if version != run_set:
             return f"asked under eval set {version}, but this run is of {run_set}"
@@ -301,6 +316,7 @@ class RunIndex:
         self._decided: dict[str, str] = {}  # call id -> time of its latest verdict
         self._decisions: dict[str, Decision] = {}  # call id -> its latest verdict
         self._built: dict[str, Run] = {}
+        self.own = OwnCases()  # the visitor's own cases (pyapp.own_cases)
 
     def add(self, entries: Iterable[dict]) -> RunIndex:
         """Take the entries that follow the ones already added; returns the index itself."""
@@ -335,6 +351,10 @@ class RunIndex:
         if kind == EntryType.RATING:
             return  # ratings are read by pyapp.agreement; they change no run
         if kind == EntryType.PLAN:  # about configurations, not a run (pyapp.plans)
+            return
+        if kind == EntryType.OWN_CASE:  # a new state of the visitor's set: runs of it may now be rebuilt
+            if self.own.add(entry):
+                self._built.clear()
             return
         run_id = entry["run_id"]
         if run_id is None:
@@ -394,7 +414,7 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
     first_settings: dict | None = None
     calls = input_tokens = output_tokens = 0
     run_set = next((e["eval_set_version"] for _, _, e in items
-                    if e["type"] == EntryType.CALL and e["eval_set_version"] in SET_VERSIONS), EVAL_SET_VERSION)
+                    if e["type"] == EntryType.CALL and is_known_set(e["eval_set_version"])), EVAL_SET_VERSION)
     models: set[str] = set()
     fingerprints: set[str] = set()
     for time, _, entry in items:

@@ -95,3 +95,4 @@ class EntryType(StrEnum):
     CANCEL = "cancel"
     RATING = "rating"
     PLAN = "plan"
+    OWN_CASE = "own_case"

@@ -14,7 +14,7 @@ from itertools import count
 from pathlib import Path
 
 from pyapp import audit
-from pyapp.evalset import EVAL_SET_VERSION, SET_VERSIONS, case, case_facts, case_prompt
+from pyapp.evalset import EVAL_SET_VERSION, case, case_facts, case_prompt, is_known_set
 from pyapp.vocabulary import ANSWERED, EntryType, Outcome
 
 REPO = Path(__file__).resolve().parent.parent
@@ -73,7 +73,7 @@ def call(run_id: str | None, case_id: str, *, outcome: str = "grounded", answer:
          eval_set_version: str = EVAL_SET_VERSION, tokens: tuple[int, int] = (5000, 600),
          retries: int = 0, message: str = "", search: dict | None = None) -> dict:
     """A call entry; ``outcome`` is the logged class (answered ones get a faithful answer by default)."""
-    version = eval_set_version if eval_set_version in SET_VERSIONS else EVAL_SET_VERSION
+    version = eval_set_version if is_known_set(eval_set_version) else EVAL_SET_VERSION
     prompt = case_prompt(case(case_id, version)) if prompt_hash is None or prompt_version is None else None
     answered = outcome in ANSWERED
     if answered and answer is None:

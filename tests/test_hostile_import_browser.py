@@ -20,9 +20,10 @@ pytestmark = pytest.mark.browser
 
 def _import(page, path) -> str:
     page.set_input_files("#import-file", str(path))
-    page.wait_for_selector("#import-message:not(:empty)")
+    page.wait_for_selector("#import-message:is([data-state='imported'], [data-state='refused'])")
     message = page.inner_text("#import-message")
-    page.evaluate("() => { document.getElementById('import-message').textContent = ''; }")
+    page.evaluate("() => { const m = document.getElementById('import-message'); m.textContent = '';"
+                  " delete m.dataset.state; }")
     return message
 
 
@@ -87,6 +88,7 @@ def test_a_file_or_comparison_the_command_line_refuses_is_refused_by_the_page_wi
     page.select_option("#compare-a", own)
     page.select_option("#compare-b", own)
     page.click("#compare")
+    page.wait_for_selector("#compare-refused")
     assert page.inner_text("#comparison") == SAME_RUN
 
 

@@ -35,7 +35,7 @@ STORED = {
     Outcome: ["grounded", "not_grounded", "model_failure", "infrastructure_failure", "cancelled"],
     ModelFailure: ["truncated", "refusal", "invalid_json", "schema_mismatch"],
     CaseStatus: ["graded", "stale_input", "infrastructure_failure", "cancelled", "never_asked"],
-    EntryType: ["call", "decision", "cancel", "rating", "plan"],
+    EntryType: ["call", "decision", "cancel", "rating", "plan", "own_case"],
 }
 
 

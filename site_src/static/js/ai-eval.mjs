@@ -108,7 +108,7 @@ async function showRunDetail(runId) {
   const detail = $("run-detail");
   detail.replaceChildren();
   detail.dataset.run = run.run_id;
-  detail.append(element("h3", `Run ${run.run_id}`));
+  detail.append(element("h3", `Run ${run.run_id}${run.set_note}`));
   detail.append(element("p", `Grounded: ${run.display.grounded}. Model failures count as not grounded; ` +
     "infrastructure failures and stale inputs are left out of every denominator.", { id: "run-headline" }));
   detail.append(element("p", `Latency of the answering request: ${run.display.latency}. ${run.display.tokens}.`,
@@ -145,7 +145,7 @@ async function showRunDetail(runId) {
 }
 
 function fillRunSelects() {
-  const options = overview.runs.map((run) => [run.run_id, `${run.run_id} · ${modelOf(run)}`]);
+  const options = overview.runs.map((run) => [run.run_id, `${run.run_id} · ${modelOf(run)}${run.set_note}`]);
   for (const id of ["continue-select", "compare-a", "compare-b", "export-run", "rate-run"]) {
     const select = $(id);
     const keep = select.value;
@@ -332,7 +332,7 @@ async function refreshRuns() {
   for (const run of overview.runs) {
     const link = element("button", run.run_id, { type: "button", class: "linkish" });
     link.addEventListener("click", () => showRunDetail(run.run_id));
-    row(body, [link, run.started.replace("T", " ").replace("Z", ""), modelOf(run),
+    row(body, [link, run.started.replace("T", " ").replace("Z", ""), `${modelOf(run)}${run.set_note}`,
       run.display.grounded_count, run.display.grounded_interval, run.display.median_latency,
       run.infrastructure_failures, run.stale, run.display.tokens_in_out],
     { "data-run": run.run_id });
@@ -357,7 +357,8 @@ async function compare() {
   try {
     result = await python.call("compare_runs", { run_a: a, run_b: b });
   } catch (error) {
-    out.append(element("p", error.message));  // pyapp refuses a run compared with itself, as compare does
+    // pyapp refuses a run compared with itself, or runs of different sets, in compare's own words.
+    out.append(element("p", error.message, { id: "compare-refused" }));
     return;
   }
   const list = element("dl", null, { class: "stats", id: "compare-figures" });
@@ -577,17 +578,52 @@ $("rating-item").addEventListener("keydown", (event) => {
 });
 $("start-rating").addEventListener("click", startRating);
 $("stop-rating").addEventListener("click", () => stopRating("Rating stopped; the answers rated so far are recorded."));
+// Every string of the agreement tables is made in Python (pyapp.agreement_tables); this only places them.
+function showAgreement(view) {
+  const out = $("agreement-tables");
+  out.replaceChildren(element("p", view.who, { id: "agreement-who" }));
+  if (view.note) out.append(element("p", view.note, { class: "note" }));
+  for (const pair of view.pairs) {
+    const part = element("div", null, { class: "agreement-pair" });
+    part.append(element("h3", pair.heading), table(pair.label, pair.columns, pair.rows));
+    for (const note of pair.notes) part.append(element("p", note, { class: "note" }));
+    out.append(part);
+  }
+  for (const rater of view.versus) {
+    const part = element("div", null, { class: "agreement-rater" });
+    part.append(element("h3", rater.heading), table(rater.label, rater.columns, rater.rows),
+      element("p", rater.figures, { class: "agreement-figures" }));
+    for (const note of rater.notes) part.append(element("p", note, { class: "note" }));
+    part.append(rater.disagreements.length
+      ? table(rater.disagreements_label, rater.disagreement_columns, rater.disagreements, { class: "disagreements" })
+      : element("p", rater.none_differ));
+    out.append(part);
+  }
+}
+
 $("show-agreement").addEventListener("click", async () => {
   try {
-    $("agreement-text").textContent = (await python.call("agreement")).text;
+    const figures = await python.call("agreement");
+    showAgreement(figures.tables);
+    $("agreement-text").textContent = figures.text;
   } catch (error) {
-    $("agreement-text").textContent = `The figures could not be computed: ${error.message}`;
+    $("agreement-tables").replaceChildren(element("p", `The figures could not be computed: ${error.message}`));
+    $("agreement-text").textContent = "";
   }
 });
 $("set-select").addEventListener("change", () => { showSet($("set-select").value); showEstimate(); });
 
+// The visitor's own cases (DR-009) join the set choice once they hold a case, labelled as theirs.
+async function offerOwnSet() {
+  const mine = await python.call("own_set");
+  if (!mine) return;
+  $("set-select").append(element("option", mine.option, { value: mine.eval_set_version, "data-own": "true" }));
+  $("set-guidance").append(element("li", mine.text, { "data-set": mine.eval_set_version, "data-own": "true" }));
+}
+
 python.ready.then(async () => {
   showRubric(await python.call("rubric"));
+  await offerOwnSet();
   await Promise.all([showSet(), refreshRuns(), showEstimate()]);
   document.body.dataset.evalReady = "true";
 }).catch(() => {});
@@ -624,12 +660,16 @@ function base64(buffer) {
 $("import-file").addEventListener("change", async () => {
   const file = $("import-file").files[0];
   if (!file) return;
+  const message = $("import-message");
+  message.textContent = `Importing ${file.name}…`;  // an earlier import's sentence must not stand
+  message.dataset.state = "importing";
   let result;
   try {
     // The file's bytes, not file.text(): Python decodes them strictly, as the command line does.
     result = await python.call("import_audit", { data: base64(await file.arrayBuffer()) });
   } catch (error) {
-    $("import-message").textContent = error.message;  // pyapp's sentence says that nothing was imported
+    message.textContent = error.message;  // pyapp's sentence says that nothing was imported
+    message.dataset.state = "refused";
     return;
   } finally {
     $("import-file").value = "";
@@ -640,5 +680,6 @@ $("import-file").addEventListener("change", async () => {
   } catch (error) {
     $("runs-message").textContent = `The runs could not be shown: ${error.message}`;
   }
-  $("import-message").textContent = `Imported ${result.added} entries (${result.skipped} were already here).`;
+  message.textContent = `Imported ${result.added} entries (${result.skipped} were already here).`;
+  message.dataset.state = "imported";
 });

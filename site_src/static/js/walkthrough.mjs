@@ -115,6 +115,17 @@ export function setupWalkthrough(python, currentSearch) {
       $("cancel-explain").disabled = true;
     }
   });
+  $("add-own-case").addEventListener("click", async () => {
+    const view = currentSearch();
+    if (!view) return;
+    const search = { order: view.order, kind: view.kind, lon: view.query.lon, lat: view.query.lat,
+      radius: view.radius };
+    try {
+      $("own-case-status").textContent = (await python.call("add_own_case", { search })).text;
+    } catch (error) {
+      $("own-case-status").textContent = `Not added: ${error.message}`;
+    }
+  });
   $("cancel-explain").addEventListener("click", () => {
     python.cancel();
     $("explain-status").textContent = "Cancelling…";
