@@ -622,9 +622,11 @@ async function offerOwnSet() {
 }
 
 python.ready.then(async () => {
+  // The runs first: the worker answers one call at a time, and the set's table is already on the page (DR-006).
+  await refreshRuns();
   showRubric(await python.call("rubric"));
   await offerOwnSet();
-  await Promise.all([showSet(), refreshRuns(), showEstimate()]);
+  await Promise.all([showSet(), showEstimate()]);
   document.body.dataset.evalReady = "true";
 }).catch(() => {});
 
