@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -106,6 +107,16 @@ class PageWatch:
     @property
     def csp_violations(self) -> list[str]:
         return [line for line in self.console if "Content Security Policy" in line or "CSP violation" in line]
+
+
+@contextlib.contextmanager
+def page_at(browser, width: int, height: int) -> Iterator[object]:
+    """A page of its own context with a ``width`` × ``height`` viewport, closed on leaving."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
 
 
 @pytest.fixture

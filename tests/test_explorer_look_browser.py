@@ -8,6 +8,8 @@ from test_explorer_browser import map_to_screen
 from test_layout_browser import AXE, OVERFLOW, RUN_AXE, overflow_by_width
 from test_walkthrough_browser import Explorer, answered, faithful
 
+from conftest import page_at
+
 pytestmark = pytest.mark.browser
 
 # The light palette's fills that used to be written into the explorer's CSS.
@@ -85,23 +87,17 @@ def test_dark_theme_fills_the_map_tree_and_trace_from_the_dark_palette(browser, 
 
 @pytest.mark.parametrize("size", [(900, 800), (1024, 768), (1100, 800), (1199, 800)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_tree_view_is_on_the_first_screen_with_the_map(browser, site, size):
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
-    try:
-        page = context.new_page()
+    with page_at(browser, size[0], size[1]) as page:
         page.goto(site.url + "explorer/")
         page.wait_for_selector("body[data-explorer-ready='true']", timeout=90_000)
         for selector in ("#map", "#tree-view .node.current", "#step-caption", "#trace-list [aria-current]"):
             assert inside(page, selector), selector
         visible = page.evaluate("() => document.getElementById('tree-scroll').getBoundingClientRect().height")
         assert visible >= 100
-    finally:
-        context.close()
 
 
 def test_fit_shows_the_whole_of_a_wide_radius_tree(browser, site):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    try:
-        page = context.new_page()
+    with page_at(browser, 1280, 800) as page:
         page.goto(site.url + "explorer/")
         page.wait_for_selector("body[data-explorer-ready='true']", timeout=90_000)
         page.select_option("#kind", "radius:0.003")
@@ -118,5 +114,3 @@ def test_fit_shows_the_whole_of_a_wide_radius_tree(browser, site):
         page.click("#next-decision")  # stepping still works on the overview
         assert page.get_attribute("#tree-view .node.current", "data-node") == page.get_attribute(
             "#step-caption", "data-node")
-    finally:
-        context.close()

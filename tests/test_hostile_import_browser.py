@@ -27,6 +27,14 @@ def _import(page, path) -> str:
     return message
 
 
+def as_another_run(exported: dict, name: str) -> dict:
+    """The export, its entries changed in place into run ``run-NAME-1`` with ids of their own."""
+    for entry in exported["entries"]:
+        entry["id"] = f"{name}-" + entry["id"][:20]
+        entry["run_id"] = f"run-{name}-1"
+    return exported
+
+
 def test_a_400_digit_distance_answer_is_a_model_failure_and_the_page_stays_ready_after_reload(context, site,
                                                                                               tmp_path):
     context.route(ANTHROPIC, FakeAnthropic())
@@ -34,9 +42,7 @@ def test_a_400_digit_distance_answer_is_a_model_failure_and_the_page_stays_ready
     start_run(page)
     exported = json.loads(export_json(page, tmp_path).read_text())
     own_run = exported["entries"][0]["run_id"]
-    for entry in exported["entries"]:
-        entry["id"] = "hostile-" + entry["id"][:20]
-        entry["run_id"] = "run-hostile-1"
+    for entry in as_another_run(exported, "hostile")["entries"]:
         if entry["type"] == "call" and entry["case_id"] == "C01":
             claims = json.loads(entry["answer"])
             claims["distance"] = 10**400
@@ -63,11 +69,8 @@ def test_a_file_or_comparison_the_command_line_refuses_is_refused_by_the_page_wi
     context.route(ANTHROPIC, FakeAnthropic())
     page = open_eval(context, site)
     start_run(page)
-    exported = json.loads(export_json(page, tmp_path).read_text())
+    exported = as_another_run(json.loads(export_json(page, tmp_path).read_text()), "other")
     before = len(entries(page))
-    for entry in exported["entries"]:
-        entry["id"] = "other-" + entry["id"][:20]
-        entry["run_id"] = "run-other-1"
     latin = tmp_path / "latin.json"
     exported["entries"][0]["message"] = "Café"
     latin.write_bytes(json.dumps(exported, ensure_ascii=False).encode("latin-1"))

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from test_eval_browser import ANTHROPIC, KEY, calls, entries, export_json, wait_run_end
+from test_eval_browser import ANTHROPIC, calls, entries, export_json, open_eval, wait_run_end
 from test_layout_browser import AXE, OVERFLOW, RUN_AXE
 from test_rating_browser import FakeAnthropic
 
@@ -77,13 +77,7 @@ def test_three_explorer_searches_make_a_labelled_set_that_runs_apart_from_the_fi
         explorer.add_script_tag(path=str(AXE))
         no_overflow_or_axe(explorer)
 
-        page = context.new_page()
-        page.goto(site.url + "ai-eval/")
-        page.wait_for_selector("body[data-eval-ready='true']", timeout=90_000)
-        page.select_option("#provider", "anthropic")
-        page.fill("#model", "claude-test")
-        page.fill("#api-key", KEY)
-        page.dispatch_event("#api-key", "change")
+        page = open_eval(context, site)
         option = page.locator(f"#set-select option[value='{MINE.name}']")
         assert option.inner_text() == f"{MINE.name} (your own cases) (3 cases)"
         assert page.inner_text(f"#set-guidance li[data-set='{MINE.name}']").startswith(

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import page_at
+
 pytestmark = pytest.mark.browser
 
 PAGES = ("", "explorer/", "ai-eval/", "experiments/", "decisions/", "decisions/DR-007/", "no-such-page")
@@ -31,21 +33,15 @@ def focus_outlines(page, presses: int = 80) -> list[tuple[str, str, float]]:
 
 @pytest.mark.parametrize("path", PAGES)
 def test_every_control_the_keyboard_reaches_shows_its_focus(browser, site, path):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    try:
-        page = context.new_page()
+    with page_at(browser, 1280, 800) as page:
         page.goto(site.url + path)
         reached = focus_outlines(page)
         assert len(reached) >= 4  # the skip link and the site's navigation at least
         assert [name for name, style, width in reached if style == "none" or width < 2] == []
-    finally:
-        context.close()
 
 
 def test_record_prose_keeps_a_readable_measure_and_the_index_dates_one_line(browser, site):
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
-    try:
-        page = context.new_page()
+    with page_at(browser, 1440, 900) as page:
         page.goto(site.url + "decisions/DR-007/")
         widest = page.evaluate("""() => {
           const probe = document.createElement("span");
@@ -63,8 +59,6 @@ def test_record_prose_keeps_a_readable_measure_and_the_index_dates_one_line(brow
         heights = page.eval_on_selector_all("time", "times => times.map((t) => t.getBoundingClientRect().height)")
         assert len(lines) >= 10 and set(lines) == {1}
         assert max(heights) < 1.8 * min(heights)  # one line each, not wrapped inside one box
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("path", PAGES)
