@@ -392,7 +392,7 @@ KEPT_FROM = 1_000
 @op
 async def eval_overview() -> dict:
     """The runs list, newest first, from the log's runs index (the detail of a run is ``run_detail``)."""
-    from .report import rate_ticks, runs_overview
+    from .report import rate_ticks, runs_message, runs_overview
     from .runs import gc_paused
 
     first, before = LOG.index is None, len(LOG.entries)
@@ -402,8 +402,9 @@ async def eval_overview() -> dict:
         rebuilt = index.rebuilt()
         runs = sorted(rebuilt.runs, key=lambda run: run.started, reverse=True)
         shown = runs_overview(runs)
-    return {"runs": shown, "calls": index.run_calls, "corrupt": log.corrupt + rebuilt.skipped,
-            "rate_ticks": rate_ticks()}
+    corrupt = log.corrupt + rebuilt.skipped
+    return {"runs": shown, "calls": index.run_calls, "corrupt": corrupt, "rate_ticks": rate_ticks(),
+            "message": runs_message(len(shown), index.run_calls, corrupt)}
 
 
 @op

@@ -226,6 +226,16 @@ def _set_note(version: str) -> str:
     return f" · {set_label(version)}" if is_own_set(version) else ""
 
 
+def runs_message(runs: int, calls: int, unreadable: int) -> str:
+    """The sentence above the page's runs list: how many runs, from how many calls, and what was skipped."""
+    said = (f"{fmt_count(runs)} {'run' if runs == 1 else 'runs'} rebuilt from {fmt_count(calls)} logged "
+            f"{'call' if calls == 1 else 'calls'}")
+    if not unreadable:
+        return said + "."
+    entries = "entry was" if unreadable == 1 else "entries were"
+    return f"{said}; {fmt_count(unreadable)} unreadable audit {entries} skipped (left in place)."
+
+
 def runs_overview(runs: Sequence[Run]) -> list[dict]:
     """One row per run for the runs list: grounded share and Wilson interval, no bootstrap, so cheap.
 

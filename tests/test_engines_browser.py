@@ -179,7 +179,7 @@ def test_full_run_is_logged_survives_a_reload_and_is_rebuilt_with_the_same_numbe
     page.reload()
     assert_python_ready(page)
     page.wait_for("body[data-eval-ready='true']")
-    assert page.text("#runs-message").startswith("1 runs rebuilt from 20 logged calls")
+    assert page.text("#runs-message").startswith("1 run rebuilt from 20 logged calls")
     assert page.text(f"#runs tr[data-run='{calls[0]['run_id']}']") == row
     assert logged_calls(page) == calls
 

@@ -20,6 +20,7 @@ from pyapp.report import (
     format_compare_report,
     format_run_report,
     run_report,
+    runs_message,
     runs_overview,
     small_sample_guidance,
 )
@@ -221,3 +222,15 @@ def test_overview_matches_the_full_reports():
             assert row["display"][key] == full["display"][key]
         assert row["to_ask"] == len(full["to_ask"])
     assert rows[1]["to_ask"] == 8 and not rows[1]["complete"]
+
+
+@pytest.mark.parametrize(("counts", "sentence"), [
+    ((1, 20, 0), "1 run rebuilt from 20 logged calls."),
+    ((0, 1, 0), "0 runs rebuilt from 1 logged call."),
+    ((500, 10000, 1), "500 runs rebuilt from 10,000 logged calls; "
+                      "1 unreadable audit entry was skipped (left in place)."),
+    ((3, 60, 1234), "3 runs rebuilt from 60 logged calls; "
+                    "1,234 unreadable audit entries were skipped (left in place)."),
+])
+def test_the_runs_list_sentence_counts_in_words_and_separates_thousands(counts, sentence):
+    assert runs_message(*counts) == sentence

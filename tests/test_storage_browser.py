@@ -30,7 +30,7 @@ def test_corrupt_audit_entries_are_skipped_counted_and_kept(context, site):
     page.reload()
     page.wait_for_selector("body[data-eval-ready='true']", timeout=90_000)
     message = page.inner_text("#runs-message")
-    assert "1 runs rebuilt from 20 logged calls" in message
+    assert "1 run rebuilt from 20 logged calls" in message
     assert "3 unreadable audit entries were skipped (left in place)" in message
     assert page.locator("#runs tbody tr").count() == 1
     assert len(page.evaluate(DUMP_DB)) == 23, "nothing is deleted"

@@ -337,8 +337,7 @@ async function refreshRuns() {
       run.infrastructure_failures, run.stale, run.display.tokens_in_out],
     { "data-run": run.run_id });
   }
-  $("runs-message").textContent = `${overview.runs.length} runs rebuilt from ${overview.calls} logged calls` +
-    (overview.corrupt ? `; ${overview.corrupt} unreadable audit entries were skipped (left in place).` : ".");
+  $("runs-message").textContent = overview.message;
   drawRates(overview.runs, overview.rate_ticks);
   fillRunSelects();
   await showConfigurations();
