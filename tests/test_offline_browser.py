@@ -166,3 +166,28 @@ def test_first_script_starts_the_worker_and_the_wheels_download_while_pyodide_lo
         assert wheel_in_time, "pyapp's wheel waited for Pyodide"
     finally:
         context.close()
+
+
+def test_worker_starts_and_asks_for_the_wheels_before_the_page_body_is_parsed(browser, site):
+    """boot-watch.js, a classic script in the explorer's body, held back: the parser stops there, before the
+    embedded map, and the worker runs and asks for pyapp's wheel meanwhile; released, the page boots."""
+    context = browser.new_context(service_workers="block")
+    asked: set[str] = set()
+    context.on("request", lambda r: asked.add("worker") if "/static/js/worker.mjs" in r.url else None)
+    context.on("request", lambda r: asked.add("wheel") if "/app/" in r.url and ".whl" in r.url else None)
+    held, released = [], False
+    context.route("**/static/js/boot-watch.js?v=*", lambda route: route.continue_() if released else held.append(route))
+    try:
+        page = context.new_page()
+        page.goto(site.url + "explorer/", wait_until="commit")
+        wheel_in_time = pump_until(page, lambda: "wheel" in asked and held)
+        parsing = page.evaluate("[document.readyState, document.getElementById('map') === null]")
+        released = True
+        for route in held:
+            route.continue_()
+        assert wait_for_python(page).startswith("Python ready")
+        assert "worker" in asked
+        assert wheel_in_time, "the worker waited for the page's body"
+        assert parsing == ["loading", True], "the body was parsed while boot-watch.js was held back"
+    finally:
+        context.close()

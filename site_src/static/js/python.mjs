@@ -32,11 +32,10 @@ async function warnIfWorkerPolicyMissing(workerURL) {
 export function startPython() {
   const data = document.body.dataset;
   data.pythonStarted = "true"; // boot-watch.js stands down: this module's time limit applies
-  const absolute = (path) => new URL(path, document.baseURI).href;
   const timeoutMs = Number(data.bootTimeoutMs);
   // start.js, the page's first script, started the worker and sent it its init (DR-002).
-  const { worker, takeEarlyEvents } = window.pythonWorker;
-  warnIfWorkerPolicyMissing(absolute(data.worker));
+  const { worker, url, takeEarlyEvents } = window.pythonWorker;
+  warnIfWorkerPolicyMissing(url);
   const pending = new Map();
   const listeners = new Set();
   let nextId = 1;

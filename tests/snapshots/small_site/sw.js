@@ -4,25 +4,25 @@
 "use strict";
 
 const FILES = {
- "ai-eval/index.html": "f114554caf2f",
+ "ai-eval/index.html": "6007ba759988",
  "app/small_site-0.1-py3-none-any.whl": "7429e83d59a0",
- "decisions/DR-001/index.html": "0da0bc26f25d",
- "decisions/DR-002/index.html": "02f5c20f9172",
+ "decisions/DR-001/index.html": "dc6697b6eb0f",
+ "decisions/DR-002/index.html": "9e15b58366e1",
  "decisions/feed.xml": "cac584946cdd",
- "decisions/index.html": "c97a0f3f4c87",
+ "decisions/index.html": "08c67202d690",
  "decisions/src/DR-001-first.md": "f4ecfbb8f70b",
  "decisions/src/DR-002-second.md": "5f3e0cf1f76a",
- "experiments/index.html": "73b53444b769",
- "explorer/index.html": "7abd685593dc",
- "index.html": "0281281a46f1",
+ "experiments/index.html": "b10d3acf5066",
+ "explorer/index.html": "353fc3efe5c8",
+ "index.html": "85d399f7f60d",
  "pyodide/0.0.1/pyodide-lock.json": "91cd3bc2321f",
  "pyodide/0.0.1/pyodide.asm.mjs": "56343b130bf7",
  "pyodide/0.0.1/pyodide.asm.wasm": "9022a4e37cb3",
  "pyodide/0.0.1/pyodide.mjs": "381569709b41",
  "static/css/site.css": "cec905bbb961",
- "static/js/start.js": "502333cc8e40"
+ "static/js/start.js": "fa6b17780a5e"
 };
-const VERSION = "c330e6489bc5";
+const VERSION = "d06644b06c2e";
 const ROOT = new URL("./", self.location.href).href; // sw.js sits at the site's root
 // One cache per version and per site: two copies of the site on one host keep their own.
 const PREFIX = `kd-tree-explorer ${ROOT} `;
