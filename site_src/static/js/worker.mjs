@@ -87,6 +87,7 @@ async function startPython(urls) {
     console.warn(`The saved start-up snapshot could not be read (${error.message}); starting afresh.`);
     return null;
   });
+  performance.mark("snapshot-looked-up");
   if (found) {
     // Decompressed while Pyodide fetches and compiles its WebAssembly; loadPyodide awaits it and
     // rejects when it does.
