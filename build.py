@@ -32,8 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
-import markdown
-import yaml
 
 import offline
 import stdlib_pyc
@@ -47,7 +45,6 @@ SITE_DESCRIPTION = ("How a k-d tree answers nearest-neighbour and radius searche
 STATUSES = ("Proposed", "Accepted", "Superseded", "Deprecated")
 RECORD_SECTIONS = ("Context", "Decision", "Options considered", "Why", "What happened", "What I'd change")
 RECORD_FILE = re.compile(r"^(DR-\d{3,})-[a-z0-9]+(?:-[a-z0-9]+)*\.md$")
-RECORD_MENTION = re.compile(r"\bDR-\d{3,}\b")
 FRONT_MATTER_KEYS = {"id", "title", "status", "date", "supersedes", "superseded-by", "tags"}
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 PYAPP_FOLDER = "app"  # pyapp's wheel; wheels/ holds the vendored ones
@@ -157,10 +154,24 @@ class DocumentCache:
         partial.replace(self.path)
 
 
+# The file of each library whose text changes with its version: what the cache keeps depends on them.
+LIBRARY_VERSION_FILES = (("markdown", "__meta__.py"), ("yaml", "__init__.py"))
+
+
 @functools.cache
 def code_version() -> str:
-    """A hash of what turns a document into HTML and checks it: this file and Python-Markdown's version."""
-    return hashlib.sha256(Path(__file__).read_bytes() + markdown.__version__.encode()).hexdigest()
+    """A hash of what turns a document into HTML and checks it: this file, the record links' extension and the
+    versions of Python-Markdown and PyYAML, read from their files so that a build from the cache imports neither."""
+    import importlib.util
+
+    paths = [Path(__file__), Path(__file__).with_name("record_links.py")]
+    for package, version_file in LIBRARY_VERSION_FILES:
+        spec = importlib.util.find_spec(package)
+        paths.append(Path(spec.submodule_search_locations[0]) / version_file)
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 @dataclass
@@ -180,6 +191,11 @@ def relative_root(url: str) -> str:
     return "../" * depth if depth else "./"
 
 
+def record_href(record_id: str, from_url: str) -> str:
+    """Relative link from the page at ``from_url`` to the record ``record_id``."""
+    return relative_url(f"decisions/{record_id}/index.html", from_url)
+
+
 def relative_url(target: str, from_url: str) -> str:
     """Relative link from the page at ``from_url`` to the output path ``target``."""
     link = posixpath.relpath(target, posixpath.dirname(from_url) or ".")
@@ -196,12 +212,45 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:12]
 
 
-class FrontMatterLoader(yaml.SafeLoader):
+@functools.cache
+def front_matter_loader() -> type:
     """YAML's safe loader, except that dates stay text: the build checks them itself, so an
-    impossible date such as 2026-02-30 is a problem with a line, not an error inside YAML."""
+    impossible date such as 2026-02-30 is a problem with a line, not an error inside YAML.
+
+    PyYAML is imported here, only when some front matter is not in the cache (DR-001).
+    """
+    import yaml
+
+    class FrontMatterLoader(yaml.SafeLoader):
+        pass
+
+    FrontMatterLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+    return FrontMatterLoader
 
 
-FrontMatterLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+def front_matter_data(front: str, cache: DocumentCache | None) -> tuple[object, Exception | None]:
+    """The value of the YAML ``front``, or the error that YAML raised for it.
+
+    Kept in the cache when JSON gives back an equal value (text keys; no sets, bytes or NaN), so a
+    build whose front matter is unchanged does not import or run PyYAML.
+    """
+    key = cache.key("front matter", front) if cache is not None else ""
+    kept = cache.get(key) if cache is not None else None
+    if isinstance(kept, dict):
+        return kept["value"], None
+    import yaml
+
+    try:
+        value = yaml.load(front, Loader=front_matter_loader())
+    except yaml.YAMLError as exc:
+        return None, exc
+    if cache is not None:
+        try:
+            if json.loads(json.dumps(value, allow_nan=False)) == value:
+                cache.put(key, {"value": value})
+        except (TypeError, ValueError):
+            pass  # a value JSON cannot hold is parsed again on every build
+    return value, None
 
 
 def read_source(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
@@ -261,7 +310,7 @@ def _key_line(front: str, key: str) -> int:
 # --- phase 1: load and validate -----------------------------------------------------
 
 
-def load_record(path: Path, root: Path) -> tuple[Record | None, list[Problem]]:
+def load_record(path: Path, root: Path, cache: DocumentCache | None = None) -> tuple[Record | None, list[Problem]]:
     rel = path.relative_to(root).as_posix()
     text, problems = read_source(path, rel)
     if text is None:
@@ -269,12 +318,11 @@ def load_record(path: Path, root: Path) -> tuple[Record | None, list[Problem]]:
     front, body, body_line, problems = split_front_matter(text, rel)
     if front is None:
         return None, problems
-    try:
-        meta = yaml.load(front, Loader=FrontMatterLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+    meta, error = front_matter_data(front, cache)
+    if error is not None:
+        mark = getattr(error, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
-        return None, [Problem(rel, line, f"front matter is not valid YAML: {getattr(exc, 'problem', exc)}")]
+        return None, [Problem(rel, line, f"front matter is not valid YAML: {getattr(error, 'problem', error)}")]
     if not isinstance(meta, dict):
         return None, [Problem(rel, 2, "front matter must be a mapping of keys to values")]
 
@@ -396,7 +444,7 @@ def supersede_loop(start: Record, by_id: dict[str, Record]) -> list[str]:
     return []
 
 
-def load_pages(src: Path, root: Path) -> tuple[list[Page], list[Problem]]:
+def load_pages(src: Path, root: Path, cache: DocumentCache | None = None) -> tuple[list[Page], list[Problem]]:
     pages, problems = [], []
     for path in sorted((src / "pages").rglob("*")):
         if not path.is_file():
@@ -412,10 +460,10 @@ def load_pages(src: Path, root: Path) -> tuple[list[Page], list[Problem]]:
         front, body, body_line, found = split_front_matter(text, rel)
         meta = {}
         if front is not None:
-            try:
-                meta = yaml.load(front, Loader=FrontMatterLoader) or {}
-            except yaml.YAMLError as exc:
-                found.append(Problem(rel, 2, f"front matter is not valid YAML: {exc}"))
+            meta, error = front_matter_data(front, cache)
+            meta = meta or {}
+            if error is not None:
+                found.append(Problem(rel, 2, f"front matter is not valid YAML: {error}"))
         if not isinstance(meta, dict) or not isinstance(meta.get("title"), str):
             found.append(Problem(rel, 1, "page front matter needs a 'title'"))
         elif not isinstance(meta.get("description", ""), str):
@@ -623,8 +671,9 @@ def load_site(root: Path = ROOT) -> Site:
     problems: list[Problem] = []
     records: list[Record] = []
     seen: dict[str, str] = {}
+    cache = DocumentCache(root / DOCUMENT_CACHE)
     for path in sorted((root / "decisions").glob("*.md")):
-        record, found = load_record(path, root)
+        record, found = load_record(path, root, cache)
         problems += found
         if record is None:
             continue
@@ -635,10 +684,9 @@ def load_site(root: Path = ROOT) -> Site:
         records.append(record)
     records.sort(key=lambda r: r.id)
     problems += link_records(records)
-    pages, found = load_pages(root / "site_src", root)
+    pages, found = load_pages(root / "site_src", root, cache)
     problems += found
     ids = {r.id for r in records}
-    cache = DocumentCache(root / DOCUMENT_CACHE)
     markdown_renderer = None  # made only when a document is not in the cache
     for document in [*records, *(page for page in pages if page.kind == "markdown")]:
         key = cache.key("document", document.url, " ".join(sorted(ids)), document.body)
@@ -713,79 +761,15 @@ def collect_static(root: Path) -> dict[str, bytes]:
 # --- phase 2: render ----------------------------------------------------------------
 
 
-class RecordLinks(markdown.treeprocessors.Treeprocessor):
-    """Turn every DR-NNN of a known record in text (not in code or an existing link) into a link to it."""
-
-    def __init__(self, md: markdown.Markdown, state: RecordLinkExtension):
-        super().__init__(md)
-        self.state = state
-
-    def run(self, root: ET.Element) -> None:
-        self._walk(root)
-
-    def _walk(self, element: ET.Element) -> None:
-        if element.tag in ("a", "code", "pre"):
-            return
-        children = list(element)  # before links are added: their tails are already split
-        for child in children:
-            self._walk(child)
-        element.text, new = self._split(element.text)
-        for index, link in enumerate(new):
-            element.insert(index, link)
-        for child in children:
-            child.tail, new = self._split(child.tail)
-            position = list(element).index(child) + 1
-            for offset, link in enumerate(new):
-                element.insert(position + offset, link)
-
-    def _split(self, text: str | None) -> tuple[str | None, list[ET.Element]]:
-        """The text before the first known mention, and a link per known mention carrying the text after it."""
-        if not text or not RECORD_MENTION.search(text):
-            return text, []
-        parts = RECORD_MENTION.split(text)
-        head, links = parts[0], []
-        for mention, tail in zip(RECORD_MENTION.findall(text), parts[1:], strict=True):
-            if mention not in self.state.ids:
-                self.state.missing.append(mention)
-                if links:
-                    links[-1].tail += mention + tail
-                else:
-                    head += mention + tail
-                continue
-            link = ET.Element("a", {"href": relative_url(f"decisions/{mention}/index.html", self.state.page_url)})
-            link.text = mention
-            link.tail = tail
-            links.append(link)
-        return head, links
-
-
-class RecordLinkExtension(markdown.extensions.Extension):
-    """The record links' state for the document being converted: its URL and the mentions naming no record.
-
-    Registered with the converter, so ``Markdown.reset()`` clears it with the rest (as MkDocs's
-    per-page tree processors hold the page they convert).
-    """
-
-    def __init__(self, ids: set[str]):
-        super().__init__()
-        self.ids = frozenset(ids)
-        self.page_url = "index.html"
-        self.missing: list[str] = []
-
-    def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 (Markdown's API)
-        md.registerExtension(self)
-        md.treeprocessors.register(RecordLinks(md, self), "record_links", 5)
-
-    def reset(self) -> None:
-        self.page_url = "index.html"
-        self.missing = []
-
-
 class MarkdownRenderer:
     """One Markdown converter, reset to a clean state before each document."""
 
     def __init__(self, ids: set[str]) -> None:
-        self.record_links = RecordLinkExtension(ids)
+        import markdown  # only when a document is not in the cache (DR-001)
+
+        from record_links import RecordLinkExtension
+
+        self.record_links = RecordLinkExtension(ids, record_href)
         self.md = markdown.Markdown(
             extensions=["tables", "fenced_code", "toc", "attr_list", self.record_links],
             # An aligned column gets align="…", not style="…", which the CSP would block (DR-001).
