@@ -28,15 +28,18 @@ import shutil
 import sys
 import textwrap
 import xml.etree.ElementTree as ET
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
 
 import offline
+import pyapp_wheel
 import stdlib_pyc
+from file_digests import FileDigests
 from hosting import CSP, host_files
-from pyapp_wheel import build_wheel
+from pyapp_wheel import build_wheel  # noqa: F401 (build.build_wheel: the wheel zipped afresh, for the tests)
 
 ROOT = Path(__file__).resolve().parent
 SITE_TITLE = "K-d Tree Explorer"
@@ -109,6 +112,7 @@ class Page:
 
 
 DOCUMENT_CACHE = Path(".cache") / "documents.json"  # under the project folder, ignored by git
+FILE_DIGESTS = Path(".cache") / "digests.json"  # under the project folder, ignored by git
 
 
 class DocumentCache:
@@ -180,6 +184,9 @@ class Site:
     pages: list[Page]
     static: dict[str, bytes] = field(default_factory=dict)  # output path -> bytes
     cache: DocumentCache | None = None  # what the last build computed, or None to compute everything
+    files: FileDigests | None = None  # the digests of files read or written, kept between builds
+    # output path -> SHA-256 (hex): the static files' from collect_static, every output's once render_site is done
+    digests: dict[str, str] = field(default_factory=dict)
 
 
 # --- small pure helpers -------------------------------------------------------------
@@ -708,9 +715,9 @@ def load_site(root: Path = ROOT) -> Site:
             contents = document.contents if isinstance(document, Record) else ()
             cache.put(key, {"html": document.html, "contents": contents})
         problems += found
-    site = Site(records, pages, cache=cache)
+    site = Site(records, pages, cache=cache, files=FileDigests(root / FILE_DIGESTS))
     try:
-        site.static = collect_static(root)
+        site.static, site.digests = collect_static(root, site.files)
     except BuildFailed as failure:
         problems += failure.problems
     if problems:
@@ -724,38 +731,70 @@ def pyodide_folder(runtime: Path) -> str:
     return f"pyodide/{version}"
 
 
-def collect_static(root: Path) -> dict[str, bytes]:
-    """Every file copied as is: site assets, the Pyodide runtime, pyapp's wheel, vendored wheels."""
+def collect_static(root: Path, known: FileDigests) -> tuple[dict[str, bytes], dict[str, str]]:
+    """Every file copied as is: site assets, the Pyodide runtime, pyapp's wheel, vendored wheels; and the
+    SHA-256 of each file whose bytes are a source file's, from ``known`` when it holds them (DR-001)."""
     files: dict[str, bytes] = {}
+    digests: dict[str, str] = {}
+
+    def copy(output: str, source: Path) -> None:
+        files[output], digests[output] = known.read(source)
+
     for path in sorted((root / "site_src" / "static").rglob("*")):
         if path.is_file():
-            files["static/" + path.relative_to(root / "site_src" / "static").as_posix()] = path.read_bytes()
+            copy("static/" + path.relative_to(root / "site_src" / "static").as_posix(), path)
     runtime = root / "node_modules" / "pyodide"
     missing = [name for name in PYODIDE_FILES if not (runtime / name).is_file()]
     if missing:
         raise BuildFailed([Problem("package.json", 1, f"Pyodide runtime missing {missing}: run 'npm ci' first")])
     folder = pyodide_folder(runtime)
     for name in PYODIDE_FILES:
-        files[f"{folder}/{name}"] = (runtime / name).read_bytes()
+        copy(f"{folder}/{name}", runtime / name)
     if not (root / "pyproject.toml").is_file():
         raise BuildFailed([Problem("pyproject.toml", 1, "missing: it defines the package the site ships")])
-    name, wheel = build_wheel(root)
+    name, wheel = wheel_of_pyapp(root)
     wheels = {f"{PYAPP_FOLDER}/{name}": wheel}
     for path in sorted((root / "vendor").glob("*.whl")):
         wheels[f"wheels/{path.name}"] = path.read_bytes()
     worker = "static/js/worker.mjs"
     if worker in files:  # a site with Python pages: the worker loads the precompiled stdlib by its hash (DR-002)
-        stdlib = files[f"{folder}/python_stdlib.pyc.zip"] = stdlib_pyc.precompiled_stdlib(runtime)
-        files[worker] = (files[worker].replace(b"STDLIB_PYC_HASH", content_hash(stdlib).encode())
+        stdlib = f"{folder}/python_stdlib.pyc.zip"
+        copy(stdlib, stdlib_pyc.precompiled_stdlib_file(runtime, known))
+        files[worker] = (files[worker].replace(b"STDLIB_PYC_HASH", digests[stdlib][:12].encode())
                          .replace(b"PYODIDE_FOLDER", folder.encode()))
+        del digests[worker]  # no longer the source file's bytes
         # And the wheels with their modules precompiled too, so importing pyapp compiles nothing (DR-002).
-        by_name = stdlib_pyc.precompiled_wheels(runtime, {posixpath.basename(p): data for p, data in wheels.items()})
+        by_name = stdlib_pyc.precompiled_wheels(runtime, {posixpath.basename(p): data for p, data in wheels.items()},
+                                                known)
         wheels = {path: by_name[posixpath.basename(path)] for path in wheels}
     files.update(wheels)
     schema = root / "pyapp" / "answer_schema.json"
     if schema.is_file():
-        files["answer-schema.json"] = schema.read_bytes()
-    return files
+        copy("answer-schema.json", schema)
+    return files, digests
+
+
+WHEEL_CACHE = Path(".cache") / "wheel"  # under the project folder, ignored by git
+
+
+def wheel_of_pyapp(root: Path) -> tuple[str, bytes]:
+    """pyapp's wheel as ``build_wheel`` makes it, kept in ``.cache/wheel`` under a hash of every file it holds,
+    the code that zips it and zlib's version: compressing it took a tenth of a build (DR-001)."""
+    name, contents = pyapp_wheel.wheel_contents(root)
+    digest = hashlib.sha256(Path(pyapp_wheel.__file__).read_bytes() + zlib.ZLIB_RUNTIME_VERSION.encode())
+    for path, data in contents.items():
+        digest.update(b"\0" + path.encode() + b"\0" + hashlib.sha256(data).digest())
+    cached = root / WHEEL_CACHE / digest.hexdigest()[:24] / name
+    if cached.is_file():
+        return name, cached.read_bytes()
+    wheel = pyapp_wheel.zip_wheel(contents)
+    if cached.parent.parent.is_dir():
+        shutil.rmtree(cached.parent.parent)  # the wheels of earlier inputs
+    cached.parent.mkdir(parents=True)
+    partial = cached.with_suffix(f".{os.getpid()}.part")
+    partial.write_bytes(wheel)
+    partial.replace(cached)
+    return name, wheel
 
 
 # --- phase 2: render ----------------------------------------------------------------
@@ -813,7 +852,7 @@ class Renderer:
     they made is reported there; an asset that does not exist is a problem at once.
     """
 
-    def __init__(self, root: Path, static: dict[str, bytes]):
+    def __init__(self, root: Path, static: dict[str, bytes], digests: dict[str, str] | None = None):
         self.root = root
         cache = root / TEMPLATE_CACHE
         cache.mkdir(parents=True, exist_ok=True)
@@ -826,7 +865,7 @@ class Renderer:
             keep_trailing_newline=True,
         )
         self.static = static
-        self.hashes: dict[str, str] = {}  # static path -> content hash
+        self.hashes = {path: digest[:12] for path, digest in (digests or {}).items()}  # static path -> content hash
         self.origins: dict[tuple[str, str], Origin] = {}  # (page url, link as written) -> template line
         self.problems: list[Problem] = []
 
@@ -988,7 +1027,7 @@ def wrap_tables(text: str) -> str:
 
 def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
     """Every output file of the site, by path relative to dist/."""
-    renderer = Renderer(root, site.static)
+    renderer = Renderer(root, site.static, site.digests)
     out: dict[str, bytes] = {}
 
     def emit(path: str, data: bytes | str) -> None:
@@ -1025,9 +1064,13 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
             html = renderer.render(page, page.url, title=page.title, description=page.description,
                                    experiment=functools.partial(experiment_section, root, page.url))
         emit(page.url, html)
+    for path, data in out.items():
+        if path not in site.digests:
+            site.digests[path] = hashlib.sha256(data).hexdigest()
     worker_source = root / "site_src" / offline.SERVICE_WORKER
     if worker_source.is_file():  # last: it lists every other file (DR-002)
-        emit(offline.SERVICE_WORKER, offline.service_worker(worker_source.read_text(encoding="utf-8"), out))
+        emit(offline.SERVICE_WORKER, service_worker(root, worker_source.read_text(encoding="utf-8"), out, site.digests))
+        site.digests[offline.SERVICE_WORKER] = hashlib.sha256(out[offline.SERVICE_WORKER]).hexdigest()
     documents = {document.url: document for document in [*site.records, *site.pages]}
     problems = renderer.problems + broken_links(out, documents, renderer.origins, site.cache)
     if problems:
@@ -1035,6 +1078,28 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
     if site.cache is not None:
         site.cache.save()
     return out
+
+
+SERVICE_WORKER_CACHE = Path(".cache") / "service-worker"  # under the project folder, ignored by git
+
+
+def service_worker(root: Path, source: str, out: dict[str, bytes], digests: dict[str, str]) -> str:
+    """``offline.service_worker``'s text, kept under a hash of ``offline.py``, the worker's source and each output's
+    path and SHA-256: what it writes is a function of the files' bytes, which it would hash again (DR-001)."""
+    key = hashlib.sha256(Path(offline.__file__).read_bytes() + b"\0" + source.encode())
+    for path in sorted(out):
+        key.update(f"\0{path}\0{digests[path]}".encode())
+    cached = root / SERVICE_WORKER_CACHE / f"{key.hexdigest()[:24]}.js"
+    if cached.is_file():
+        return cached.read_text(encoding="utf-8")
+    text = offline.service_worker(source, out)
+    if cached.parent.is_dir():
+        shutil.rmtree(cached.parent)  # the workers of earlier sites
+    cached.parent.mkdir(parents=True)
+    partial = cached.with_suffix(f".{os.getpid()}.part")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(cached)
+    return text
 
 
 def broken_links(out: dict[str, bytes], documents: dict[str, Record | Page],
@@ -1110,11 +1175,13 @@ def atom_feed(records: list[Record]) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="unicode") + "\n"
 
 
-def write_dist(files: dict[str, bytes], dist: Path) -> None:
+def write_dist(files: dict[str, bytes], dist: Path, digests: dict[str, str] | None = None,
+               known: FileDigests | None = None) -> None:
     """Make ``dist`` hold exactly ``files``; refuse any path that would leave it.
 
     Whatever is not an output goes; a file that already holds its output's bytes is left as it is, so
-    a rebuild neither deletes nor writes again the 16 MB of the Pyodide runtime (DR-001).
+    a rebuild neither deletes nor writes again the 16 MB of the Pyodide runtime (DR-001). With each
+    output's SHA-256 in ``digests``, a file ``known`` holds a settled digest of is not read back.
     """
     dist = dist.resolve()
     for path in files:
@@ -1137,15 +1204,21 @@ def write_dist(files: dict[str, bytes], dist: Path) -> None:
     for path in sorted(files):
         target = dist / path
         data = files[path]
-        if target.is_file() and target.stat().st_size == len(data) and target.read_bytes() == data:
+        if known is not None and digests is not None:
+            if known.holds(target, data, digests[path]):
+                continue
+        elif target.is_file() and target.stat().st_size == len(data) and target.read_bytes() == data:
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
 
 
 def build(root: Path = ROOT, dist: Path | None = None) -> dict[str, bytes]:
-    files = render_site(load_site(root), root)
-    write_dist(files, dist or root / "dist")
+    site = load_site(root)
+    files = render_site(site, root)
+    write_dist(files, dist or root / "dist", site.digests, site.files)
+    if site.files is not None:
+        site.files.save()
     return files
 
 
