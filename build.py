@@ -162,18 +162,23 @@ class DocumentCache:
 LIBRARY_VERSION_FILES = (("markdown", "__meta__.py"), ("yaml", "__init__.py"))
 
 
-@functools.cache
-def code_version() -> str:
-    """A hash of what turns a document into HTML and checks it: this file, the record links' extension and the
-    versions of Python-Markdown and PyYAML, read from their files so that a build from the cache imports neither."""
+def code_inputs() -> list[Path]:
+    """The files whose text decides what the documents cache keeps: this file, the record links' extension, and
+    the file of Python-Markdown and of PyYAML that holds its version, found without importing either."""
     import importlib.util
 
     paths = [Path(__file__), Path(__file__).with_name("record_links.py")]
     for package, version_file in LIBRARY_VERSION_FILES:
         spec = importlib.util.find_spec(package)
         paths.append(Path(spec.submodule_search_locations[0]) / version_file)
+    return paths
+
+
+@functools.cache
+def code_version() -> str:
+    """A hash of the code that turns a document into HTML and checks it (``code_inputs``)."""
     digest = hashlib.sha256()
-    for path in paths:
+    for path in code_inputs():
         digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()
 
