@@ -620,7 +620,7 @@ def test_a_runtime_file_changed_in_place_with_the_same_size_is_copied_again(proj
     assert (tmp_path / "dist" / "pyodide" / "0.0.1" / "pyodide.asm.wasm").read_bytes() == wasm.read_bytes()
 
 
-def test_a_file_in_dist_changed_behind_the_builds_back_is_written_again(project, tmp_path, monkeypatch):
+def test_a_dist_file_changed_behind_the_build_or_whose_output_changed_is_written_again(project, tmp_path, monkeypatch):
     import file_digests
 
     dist = tmp_path / "dist"
@@ -632,6 +632,10 @@ def test_a_file_in_dist_changed_behind_the_builds_back_is_written_again(project,
     page.write_text(page.read_text(encoding="utf-8").replace("Home", "Hoax"), encoding="utf-8")  # same size
     build.build(project, dist)
     assert "Hoax" not in page.read_text(encoding="utf-8")
+    build.build(project, dist)  # settled again
+    rewrite(project / "site_src" / "pages" / "index.md", "# Home", "# Hame")  # a new output of the same size
+    build.build(project, dist)
+    assert "Hame" in page.read_text(encoding="utf-8")
 
 
 def test_a_kept_digest_stands_for_a_file_only_with_its_status_and_once_settled(tmp_path):
