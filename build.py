@@ -209,8 +209,20 @@ def record_href(record_id: str, from_url: str) -> str:
 
 
 def relative_url(target: str, from_url: str) -> str:
-    """Relative link from the page at ``from_url`` to the output path ``target``."""
-    link = posixpath.relpath(target, posixpath.dirname(from_url) or ".")
+    """Relative link from the page at ``from_url`` to the output path ``target``.
+
+    What ``posixpath.relpath`` gives, without the two calls to ``os.getcwd`` it makes each time; a path
+    that is absolute or climbs out of the site goes to it, as the answer then depends on the folder.
+    """
+    start, path = posixpath.normpath(posixpath.dirname(from_url) or "."), posixpath.normpath(target)
+    if not target or start.startswith(("/", "..")) or path.startswith(("/", "..")):
+        link = posixpath.relpath(target, posixpath.dirname(from_url) or ".")
+    else:
+        start_parts, path_parts = [p for p in start.split("/") if p != "."], [p for p in path.split("/") if p != "."]
+        common = 0
+        while common < min(len(start_parts), len(path_parts)) and start_parts[common] == path_parts[common]:
+            common += 1
+        link = "/".join([".."] * (len(start_parts) - common) + path_parts[common:]) or "."
     if link.endswith("index.html"):
         link = link[: -len("index.html")] or "./"
     return link
@@ -699,9 +711,10 @@ def load_site(root: Path = ROOT) -> Site:
     pages, found = load_pages(root / "site_src", root, cache)
     problems += found
     ids = {r.id for r in records}
+    all_ids = hashlib.sha256(" ".join(sorted(ids)).encode()).hexdigest()  # once, not once per document
     markdown_renderer = None  # made only when a document is not in the cache
     for document in [*records, *(page for page in pages if page.kind == "markdown")]:
-        key = cache.key("document", document.url, " ".join(sorted(ids)), document.body)
+        key = cache.key("document", document.url, all_ids, document.body)
         kept = cache.get(key)
         if isinstance(kept, dict):
             document.html = kept["html"]
@@ -872,6 +885,7 @@ class Renderer:
         self.static = static
         self.hashes = {path: digest[:12] for path, digest in (digests or {}).items()}  # static path -> content hash
         self.origins: dict[tuple[str, str], Origin] = {}  # (page url, link as written) -> template line
+        self.lines: dict[tuple[jinja2.Template, int], int] = {}  # (template, compiled code's line) -> its line
         self.problems: list[Problem] = []
 
     def caller(self, page: Page | None, written: str) -> Origin:
@@ -880,12 +894,18 @@ class Renderer:
         while frame is not None:
             template = frame.f_globals.get("__jinja_template__")
             if template is not None:
-                line = template.get_corresponding_lineno(frame.f_lineno)
+                line = self.template_line(template, frame.f_lineno)
                 if template.name is None and page is not None:  # a template page's own body
                     return Origin(page.source, page.body_line + line - 1, written)
                 return Origin(self.template_path(template.filename), line, written)
             frame = frame.f_back
         return Origin("site_src/templates", 1, written)
+
+    def template_line(self, template: jinja2.Template, compiled_line: int) -> int:
+        """The template's line for a line of its compiled code; Jinja reads its line table afresh on each call."""
+        if (template, compiled_line) not in self.lines:
+            self.lines[template, compiled_line] = template.get_corresponding_lineno(compiled_line)
+        return self.lines[template, compiled_line]
 
     def page_template(self, page: Page) -> jinja2.Template:
         """A template page's own body, compiled as ``from_string`` would, through the bytecode cache."""

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
 import os
+import posixpath
 import re
 import shutil
 import subprocess
@@ -342,6 +344,17 @@ def test_feed_is_atom_with_one_entry_per_record(project, tmp_path):
 )
 def test_relative_url(target, from_url, expected):
     assert build.relative_url(target, from_url) == expected
+
+
+PATHS = ["a", "a/b", "a/b/", "a/./b", "a//b", "a/../b", "a/..", "./a", "index.html", "a/index.html", "a/b/index.html",
+         "b/c/d.png", "../x", "a/../../x", "/abs/"]
+
+
+def test_relative_url_is_what_relpath_gives():
+    for target, from_url in itertools.product(PATHS, ["", *PATHS]):
+        link = posixpath.relpath(target, posixpath.dirname(from_url) or ".")
+        expected = link[: -len("index.html")] or "./" if link.endswith("index.html") else link
+        assert build.relative_url(target, from_url) == expected, (target, from_url)
 
 
 def test_real_site_has_only_relative_urls_and_a_csp_on_every_page(dist):
