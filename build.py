@@ -119,9 +119,10 @@ class DocumentCache:
     """What the last build computed from each document's text, where nothing it depends on has changed (DR-001).
 
     The results kept are pure functions of their inputs: a document's HTML and contents (given its
-    text, URL and the records' ids) and the links and ids of a rendered page. An entry's key is a
-    hash of build.py itself, Python-Markdown's version and every input, so a change to any of them
-    misses. Only a document without a problem is kept, so a failing build always checks afresh.
+    text, URL and the records' ids), the value of its front matter, and the links and ids of a
+    rendered page. An entry's key is a hash of the code that computes it (``code_inputs``) and
+    every input, so a change to any of them misses. Only a document without a problem is kept, so
+    a failing build always checks afresh (its front matter's value is checked afresh too).
     The file holds only the entries the last build used.
     """
 
