@@ -28,17 +28,18 @@ import shutil
 import sys
 import textwrap
 import xml.etree.ElementTree as ET
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
-import markdown
-import yaml
 
 import offline
+import pyapp_wheel
 import stdlib_pyc
+from file_digests import FileDigests
 from hosting import CSP, host_files
-from pyapp_wheel import build_wheel
+from pyapp_wheel import build_wheel  # noqa: F401 (build.build_wheel: the wheel zipped afresh, for the tests)
 
 ROOT = Path(__file__).resolve().parent
 SITE_TITLE = "K-d Tree Explorer"
@@ -47,7 +48,6 @@ SITE_DESCRIPTION = ("How a k-d tree answers nearest-neighbour and radius searche
 STATUSES = ("Proposed", "Accepted", "Superseded", "Deprecated")
 RECORD_SECTIONS = ("Context", "Decision", "Options considered", "Why", "What happened", "What I'd change")
 RECORD_FILE = re.compile(r"^(DR-\d{3,})-[a-z0-9]+(?:-[a-z0-9]+)*\.md$")
-RECORD_MENTION = re.compile(r"\bDR-\d{3,}\b")
 FRONT_MATTER_KEYS = {"id", "title", "status", "date", "supersedes", "superseded-by", "tags"}
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 PYAPP_FOLDER = "app"  # pyapp's wheel; wheels/ holds the vendored ones
@@ -112,15 +112,17 @@ class Page:
 
 
 DOCUMENT_CACHE = Path(".cache") / "documents.json"  # under the project folder, ignored by git
+FILE_DIGESTS = Path(".cache") / "digests.json"  # under the project folder, ignored by git
 
 
 class DocumentCache:
     """What the last build computed from each document's text, where nothing it depends on has changed (DR-001).
 
     The results kept are pure functions of their inputs: a document's HTML and contents (given its
-    text, URL and the records' ids) and the links and ids of a rendered page. An entry's key is a
-    hash of build.py itself, Python-Markdown's version and every input, so a change to any of them
-    misses. Only a document without a problem is kept, so a failing build always checks afresh.
+    text, URL and the records' ids), the value of its front matter, and the links and ids of a
+    rendered page. An entry's key is a hash of the code that computes it (``code_inputs``) and
+    every input, so a change to any of them misses. Only a document without a problem is kept, so
+    a failing build always checks afresh (its front matter's value is checked afresh too).
     The file holds only the entries the last build used.
     """
 
@@ -157,10 +159,29 @@ class DocumentCache:
         partial.replace(self.path)
 
 
+# The file of each library whose text changes with its version: what the cache keeps depends on them.
+LIBRARY_VERSION_FILES = (("markdown", "__meta__.py"), ("yaml", "__init__.py"))
+
+
+def code_inputs() -> list[Path]:
+    """The files whose text decides what the documents cache keeps: this file, the record links' extension, and
+    the file of Python-Markdown and of PyYAML that holds its version, found without importing either."""
+    import importlib.util
+
+    paths = [Path(__file__), Path(__file__).with_name("record_links.py")]
+    for package, version_file in LIBRARY_VERSION_FILES:
+        spec = importlib.util.find_spec(package)
+        paths.append(Path(spec.submodule_search_locations[0]) / version_file)
+    return paths
+
+
 @functools.cache
 def code_version() -> str:
-    """A hash of what turns a document into HTML and checks it: this file and Python-Markdown's version."""
-    return hashlib.sha256(Path(__file__).read_bytes() + markdown.__version__.encode()).hexdigest()
+    """A hash of the code that turns a document into HTML and checks it (``code_inputs``)."""
+    digest = hashlib.sha256()
+    for path in code_inputs():
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 @dataclass
@@ -169,6 +190,9 @@ class Site:
     pages: list[Page]
     static: dict[str, bytes] = field(default_factory=dict)  # output path -> bytes
     cache: DocumentCache | None = None  # what the last build computed, or None to compute everything
+    files: FileDigests | None = None  # the digests of files read or written, kept between builds
+    # output path -> SHA-256 (hex): the static files' from collect_static, every output's once render_site is done
+    digests: dict[str, str] = field(default_factory=dict)
 
 
 # --- small pure helpers -------------------------------------------------------------
@@ -180,9 +204,26 @@ def relative_root(url: str) -> str:
     return "../" * depth if depth else "./"
 
 
+def record_href(record_id: str, from_url: str) -> str:
+    """Relative link from the page at ``from_url`` to the record ``record_id``."""
+    return relative_url(f"decisions/{record_id}/index.html", from_url)
+
+
 def relative_url(target: str, from_url: str) -> str:
-    """Relative link from the page at ``from_url`` to the output path ``target``."""
-    link = posixpath.relpath(target, posixpath.dirname(from_url) or ".")
+    """Relative link from the page at ``from_url`` to the output path ``target``.
+
+    What ``posixpath.relpath`` gives, without the two calls to ``os.getcwd`` it makes each time; a path
+    that is absolute or climbs out of the site goes to it, as the answer then depends on the folder.
+    """
+    start, path = posixpath.normpath(posixpath.dirname(from_url) or "."), posixpath.normpath(target)
+    if not target or start.startswith(("/", "..")) or path.startswith(("/", "..")):
+        link = posixpath.relpath(target, posixpath.dirname(from_url) or ".")
+    else:
+        start_parts, path_parts = [p for p in start.split("/") if p != "."], [p for p in path.split("/") if p != "."]
+        common = 0
+        while common < min(len(start_parts), len(path_parts)) and start_parts[common] == path_parts[common]:
+            common += 1
+        link = "/".join([".."] * (len(start_parts) - common) + path_parts[common:]) or "."
     if link.endswith("index.html"):
         link = link[: -len("index.html")] or "./"
     return link
@@ -196,12 +237,45 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:12]
 
 
-class FrontMatterLoader(yaml.SafeLoader):
+@functools.cache
+def front_matter_loader() -> type:
     """YAML's safe loader, except that dates stay text: the build checks them itself, so an
-    impossible date such as 2026-02-30 is a problem with a line, not an error inside YAML."""
+    impossible date such as 2026-02-30 is a problem with a line, not an error inside YAML.
+
+    PyYAML is imported here, only when some front matter is not in the cache (DR-001).
+    """
+    import yaml
+
+    class FrontMatterLoader(yaml.SafeLoader):
+        pass
+
+    FrontMatterLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+    return FrontMatterLoader
 
 
-FrontMatterLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+def front_matter_data(front: str, cache: DocumentCache | None) -> tuple[object, Exception | None]:
+    """The value of the YAML ``front``, or the error that YAML raised for it.
+
+    Kept in the cache when JSON gives back an equal value (text keys; no sets, bytes or NaN), so a
+    build whose front matter is unchanged does not import or run PyYAML.
+    """
+    key = cache.key("front matter", front) if cache is not None else ""
+    kept = cache.get(key) if cache is not None else None
+    if isinstance(kept, dict):
+        return kept["value"], None
+    import yaml
+
+    try:
+        value = yaml.load(front, Loader=front_matter_loader())
+    except yaml.YAMLError as exc:
+        return None, exc
+    if cache is not None:
+        try:
+            if json.loads(json.dumps(value, allow_nan=False)) == value:
+                cache.put(key, {"value": value})
+        except (TypeError, ValueError):
+            pass  # a value JSON cannot hold is parsed again on every build
+    return value, None
 
 
 def read_source(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
@@ -261,7 +335,7 @@ def _key_line(front: str, key: str) -> int:
 # --- phase 1: load and validate -----------------------------------------------------
 
 
-def load_record(path: Path, root: Path) -> tuple[Record | None, list[Problem]]:
+def load_record(path: Path, root: Path, cache: DocumentCache | None = None) -> tuple[Record | None, list[Problem]]:
     rel = path.relative_to(root).as_posix()
     text, problems = read_source(path, rel)
     if text is None:
@@ -269,12 +343,11 @@ def load_record(path: Path, root: Path) -> tuple[Record | None, list[Problem]]:
     front, body, body_line, problems = split_front_matter(text, rel)
     if front is None:
         return None, problems
-    try:
-        meta = yaml.load(front, Loader=FrontMatterLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+    meta, error = front_matter_data(front, cache)
+    if error is not None:
+        mark = getattr(error, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
-        return None, [Problem(rel, line, f"front matter is not valid YAML: {getattr(exc, 'problem', exc)}")]
+        return None, [Problem(rel, line, f"front matter is not valid YAML: {getattr(error, 'problem', error)}")]
     if not isinstance(meta, dict):
         return None, [Problem(rel, 2, "front matter must be a mapping of keys to values")]
 
@@ -396,7 +469,7 @@ def supersede_loop(start: Record, by_id: dict[str, Record]) -> list[str]:
     return []
 
 
-def load_pages(src: Path, root: Path) -> tuple[list[Page], list[Problem]]:
+def load_pages(src: Path, root: Path, cache: DocumentCache | None = None) -> tuple[list[Page], list[Problem]]:
     pages, problems = [], []
     for path in sorted((src / "pages").rglob("*")):
         if not path.is_file():
@@ -412,10 +485,10 @@ def load_pages(src: Path, root: Path) -> tuple[list[Page], list[Problem]]:
         front, body, body_line, found = split_front_matter(text, rel)
         meta = {}
         if front is not None:
-            try:
-                meta = yaml.load(front, Loader=FrontMatterLoader) or {}
-            except yaml.YAMLError as exc:
-                found.append(Problem(rel, 2, f"front matter is not valid YAML: {exc}"))
+            meta, error = front_matter_data(front, cache)
+            meta = meta or {}
+            if error is not None:
+                found.append(Problem(rel, 2, f"front matter is not valid YAML: {error}"))
         if not isinstance(meta, dict) or not isinstance(meta.get("title"), str):
             found.append(Problem(rel, 1, "page front matter needs a 'title'"))
         elif not isinstance(meta.get("description", ""), str):
@@ -623,8 +696,9 @@ def load_site(root: Path = ROOT) -> Site:
     problems: list[Problem] = []
     records: list[Record] = []
     seen: dict[str, str] = {}
+    cache = DocumentCache(root / DOCUMENT_CACHE)
     for path in sorted((root / "decisions").glob("*.md")):
-        record, found = load_record(path, root)
+        record, found = load_record(path, root, cache)
         problems += found
         if record is None:
             continue
@@ -635,13 +709,13 @@ def load_site(root: Path = ROOT) -> Site:
         records.append(record)
     records.sort(key=lambda r: r.id)
     problems += link_records(records)
-    pages, found = load_pages(root / "site_src", root)
+    pages, found = load_pages(root / "site_src", root, cache)
     problems += found
     ids = {r.id for r in records}
-    cache = DocumentCache(root / DOCUMENT_CACHE)
+    all_ids = hashlib.sha256(" ".join(sorted(ids)).encode()).hexdigest()  # once, not once per document
     markdown_renderer = None  # made only when a document is not in the cache
     for document in [*records, *(page for page in pages if page.kind == "markdown")]:
-        key = cache.key("document", document.url, " ".join(sorted(ids)), document.body)
+        key = cache.key("document", document.url, all_ids, document.body)
         kept = cache.get(key)
         if isinstance(kept, dict):
             document.html = kept["html"]
@@ -660,9 +734,9 @@ def load_site(root: Path = ROOT) -> Site:
             contents = document.contents if isinstance(document, Record) else ()
             cache.put(key, {"html": document.html, "contents": contents})
         problems += found
-    site = Site(records, pages, cache=cache)
+    site = Site(records, pages, cache=cache, files=FileDigests(root / FILE_DIGESTS))
     try:
-        site.static = collect_static(root)
+        site.static, site.digests = collect_static(root, site.files)
     except BuildFailed as failure:
         problems += failure.problems
     if problems:
@@ -676,116 +750,84 @@ def pyodide_folder(runtime: Path) -> str:
     return f"pyodide/{version}"
 
 
-def collect_static(root: Path) -> dict[str, bytes]:
-    """Every file copied as is: site assets, the Pyodide runtime, pyapp's wheel, vendored wheels."""
+def collect_static(root: Path, known: FileDigests) -> tuple[dict[str, bytes], dict[str, str]]:
+    """Every file copied as is: site assets, the Pyodide runtime, pyapp's wheel, vendored wheels; and the
+    SHA-256 of each file whose bytes are a source file's, from ``known`` when it holds them (DR-001)."""
     files: dict[str, bytes] = {}
+    digests: dict[str, str] = {}
+
+    def copy(output: str, source: Path) -> None:
+        files[output], digests[output] = known.read(source)
+
     for path in sorted((root / "site_src" / "static").rglob("*")):
         if path.is_file():
-            files["static/" + path.relative_to(root / "site_src" / "static").as_posix()] = path.read_bytes()
+            copy("static/" + path.relative_to(root / "site_src" / "static").as_posix(), path)
     runtime = root / "node_modules" / "pyodide"
     missing = [name for name in PYODIDE_FILES if not (runtime / name).is_file()]
     if missing:
         raise BuildFailed([Problem("package.json", 1, f"Pyodide runtime missing {missing}: run 'npm ci' first")])
     folder = pyodide_folder(runtime)
     for name in PYODIDE_FILES:
-        files[f"{folder}/{name}"] = (runtime / name).read_bytes()
+        copy(f"{folder}/{name}", runtime / name)
     if not (root / "pyproject.toml").is_file():
         raise BuildFailed([Problem("pyproject.toml", 1, "missing: it defines the package the site ships")])
-    name, wheel = build_wheel(root)
+    name, wheel = wheel_of_pyapp(root)
     wheels = {f"{PYAPP_FOLDER}/{name}": wheel}
     for path in sorted((root / "vendor").glob("*.whl")):
         wheels[f"wheels/{path.name}"] = path.read_bytes()
     worker = "static/js/worker.mjs"
     if worker in files:  # a site with Python pages: the worker loads the precompiled stdlib by its hash (DR-002)
-        stdlib = files[f"{folder}/python_stdlib.pyc.zip"] = stdlib_pyc.precompiled_stdlib(runtime)
-        files[worker] = (files[worker].replace(b"STDLIB_PYC_HASH", content_hash(stdlib).encode())
+        stdlib = f"{folder}/python_stdlib.pyc.zip"
+        copy(stdlib, stdlib_pyc.precompiled_stdlib_file(runtime, known))
+        files[worker] = (files[worker].replace(b"STDLIB_PYC_HASH", digests[stdlib][:12].encode())
                          .replace(b"PYODIDE_FOLDER", folder.encode()))
+        del digests[worker]  # no longer the source file's bytes
         # And the wheels with their modules precompiled too, so importing pyapp compiles nothing (DR-002).
-        by_name = stdlib_pyc.precompiled_wheels(runtime, {posixpath.basename(p): data for p, data in wheels.items()})
+        by_name = stdlib_pyc.precompiled_wheels(runtime, {posixpath.basename(p): data for p, data in wheels.items()},
+                                                known)
         wheels = {path: by_name[posixpath.basename(path)] for path in wheels}
     files.update(wheels)
     schema = root / "pyapp" / "answer_schema.json"
     if schema.is_file():
-        files["answer-schema.json"] = schema.read_bytes()
-    return files
+        copy("answer-schema.json", schema)
+    return files, digests
+
+
+WHEEL_CACHE = Path(".cache") / "wheel"  # under the project folder, ignored by git
+
+
+def wheel_of_pyapp(root: Path) -> tuple[str, bytes]:
+    """pyapp's wheel as ``build_wheel`` makes it, kept in ``.cache/wheel`` under a hash of every file it holds,
+    the code that zips it and zlib's version: compressing it took a tenth of a build (DR-001)."""
+    name, contents = pyapp_wheel.wheel_contents(root)
+    digest = hashlib.sha256(Path(pyapp_wheel.__file__).read_bytes() + zlib.ZLIB_RUNTIME_VERSION.encode())
+    for path, data in contents.items():
+        digest.update(b"\0" + path.encode() + b"\0" + hashlib.sha256(data).digest())
+    cached = root / WHEEL_CACHE / digest.hexdigest()[:24] / name
+    if cached.is_file():
+        return name, cached.read_bytes()
+    wheel = pyapp_wheel.zip_wheel(contents)
+    if cached.parent.parent.is_dir():
+        shutil.rmtree(cached.parent.parent)  # the wheels of earlier inputs
+    cached.parent.mkdir(parents=True)
+    partial = cached.with_suffix(f".{os.getpid()}.part")
+    partial.write_bytes(wheel)
+    partial.replace(cached)
+    return name, wheel
 
 
 # --- phase 2: render ----------------------------------------------------------------
-
-
-class RecordLinks(markdown.treeprocessors.Treeprocessor):
-    """Turn every DR-NNN of a known record in text (not in code or an existing link) into a link to it."""
-
-    def __init__(self, md: markdown.Markdown, state: RecordLinkExtension):
-        super().__init__(md)
-        self.state = state
-
-    def run(self, root: ET.Element) -> None:
-        self._walk(root)
-
-    def _walk(self, element: ET.Element) -> None:
-        if element.tag in ("a", "code", "pre"):
-            return
-        children = list(element)  # before links are added: their tails are already split
-        for child in children:
-            self._walk(child)
-        element.text, new = self._split(element.text)
-        for index, link in enumerate(new):
-            element.insert(index, link)
-        for child in children:
-            child.tail, new = self._split(child.tail)
-            position = list(element).index(child) + 1
-            for offset, link in enumerate(new):
-                element.insert(position + offset, link)
-
-    def _split(self, text: str | None) -> tuple[str | None, list[ET.Element]]:
-        """The text before the first known mention, and a link per known mention carrying the text after it."""
-        if not text or not RECORD_MENTION.search(text):
-            return text, []
-        parts = RECORD_MENTION.split(text)
-        head, links = parts[0], []
-        for mention, tail in zip(RECORD_MENTION.findall(text), parts[1:], strict=True):
-            if mention not in self.state.ids:
-                self.state.missing.append(mention)
-                if links:
-                    links[-1].tail += mention + tail
-                else:
-                    head += mention + tail
-                continue
-            link = ET.Element("a", {"href": relative_url(f"decisions/{mention}/index.html", self.state.page_url)})
-            link.text = mention
-            link.tail = tail
-            links.append(link)
-        return head, links
-
-
-class RecordLinkExtension(markdown.extensions.Extension):
-    """The record links' state for the document being converted: its URL and the mentions naming no record.
-
-    Registered with the converter, so ``Markdown.reset()`` clears it with the rest (as MkDocs's
-    per-page tree processors hold the page they convert).
-    """
-
-    def __init__(self, ids: set[str]):
-        super().__init__()
-        self.ids = frozenset(ids)
-        self.page_url = "index.html"
-        self.missing: list[str] = []
-
-    def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 (Markdown's API)
-        md.registerExtension(self)
-        md.treeprocessors.register(RecordLinks(md, self), "record_links", 5)
-
-    def reset(self) -> None:
-        self.page_url = "index.html"
-        self.missing = []
 
 
 class MarkdownRenderer:
     """One Markdown converter, reset to a clean state before each document."""
 
     def __init__(self, ids: set[str]) -> None:
-        self.record_links = RecordLinkExtension(ids)
+        import markdown  # only when a document is not in the cache (DR-001)
+
+        from record_links import RecordLinkExtension
+
+        self.record_links = RecordLinkExtension(ids, record_href)
         self.md = markdown.Markdown(
             extensions=["tables", "fenced_code", "toc", "attr_list", self.record_links],
             # An aligned column gets align="…", not style="…", which the CSP would block (DR-001).
@@ -829,7 +871,7 @@ class Renderer:
     they made is reported there; an asset that does not exist is a problem at once.
     """
 
-    def __init__(self, root: Path, static: dict[str, bytes]):
+    def __init__(self, root: Path, static: dict[str, bytes], digests: dict[str, str] | None = None):
         self.root = root
         cache = root / TEMPLATE_CACHE
         cache.mkdir(parents=True, exist_ok=True)
@@ -842,8 +884,9 @@ class Renderer:
             keep_trailing_newline=True,
         )
         self.static = static
-        self.hashes: dict[str, str] = {}  # static path -> content hash
+        self.hashes = {path: digest[:12] for path, digest in (digests or {}).items()}  # static path -> content hash
         self.origins: dict[tuple[str, str], Origin] = {}  # (page url, link as written) -> template line
+        self.lines: dict[tuple[jinja2.Template, int], int] = {}  # (template, compiled code's line) -> its line
         self.problems: list[Problem] = []
 
     def caller(self, page: Page | None, written: str) -> Origin:
@@ -852,12 +895,18 @@ class Renderer:
         while frame is not None:
             template = frame.f_globals.get("__jinja_template__")
             if template is not None:
-                line = template.get_corresponding_lineno(frame.f_lineno)
+                line = self.template_line(template, frame.f_lineno)
                 if template.name is None and page is not None:  # a template page's own body
                     return Origin(page.source, page.body_line + line - 1, written)
                 return Origin(self.template_path(template.filename), line, written)
             frame = frame.f_back
         return Origin("site_src/templates", 1, written)
+
+    def template_line(self, template: jinja2.Template, compiled_line: int) -> int:
+        """The template's line for a line of its compiled code; Jinja reads its line table afresh on each call."""
+        if (template, compiled_line) not in self.lines:
+            self.lines[template, compiled_line] = template.get_corresponding_lineno(compiled_line)
+        return self.lines[template, compiled_line]
 
     def page_template(self, page: Page) -> jinja2.Template:
         """A template page's own body, compiled as ``from_string`` would, through the bytecode cache."""
@@ -1004,7 +1053,7 @@ def wrap_tables(text: str) -> str:
 
 def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
     """Every output file of the site, by path relative to dist/."""
-    renderer = Renderer(root, site.static)
+    renderer = Renderer(root, site.static, site.digests)
     out: dict[str, bytes] = {}
 
     def emit(path: str, data: bytes | str) -> None:
@@ -1041,9 +1090,13 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
             html = renderer.render(page, page.url, title=page.title, description=page.description,
                                    experiment=functools.partial(experiment_section, root, page.url))
         emit(page.url, html)
+    for path, data in out.items():
+        if path not in site.digests:
+            site.digests[path] = hashlib.sha256(data).hexdigest()
     worker_source = root / "site_src" / offline.SERVICE_WORKER
     if worker_source.is_file():  # last: it lists every other file (DR-002)
-        emit(offline.SERVICE_WORKER, offline.service_worker(worker_source.read_text(encoding="utf-8"), out))
+        emit(offline.SERVICE_WORKER, service_worker(root, worker_source.read_text(encoding="utf-8"), out, site.digests))
+        site.digests[offline.SERVICE_WORKER] = hashlib.sha256(out[offline.SERVICE_WORKER]).hexdigest()
     documents = {document.url: document for document in [*site.records, *site.pages]}
     problems = renderer.problems + broken_links(out, documents, renderer.origins, site.cache)
     if problems:
@@ -1051,6 +1104,28 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
     if site.cache is not None:
         site.cache.save()
     return out
+
+
+SERVICE_WORKER_CACHE = Path(".cache") / "service-worker"  # under the project folder, ignored by git
+
+
+def service_worker(root: Path, source: str, out: dict[str, bytes], digests: dict[str, str]) -> str:
+    """``offline.service_worker``'s text, kept under a hash of ``offline.py``, the worker's source and each output's
+    path and SHA-256: what it writes is a function of the files' bytes, which it would hash again (DR-001)."""
+    key = hashlib.sha256(Path(offline.__file__).read_bytes() + b"\0" + source.encode())
+    for path in sorted(out):
+        key.update(f"\0{path}\0{digests[path]}".encode())
+    cached = root / SERVICE_WORKER_CACHE / f"{key.hexdigest()[:24]}.js"
+    if cached.is_file():
+        return cached.read_text(encoding="utf-8")
+    text = offline.service_worker(source, out)
+    if cached.parent.is_dir():
+        shutil.rmtree(cached.parent)  # the workers of earlier sites
+    cached.parent.mkdir(parents=True)
+    partial = cached.with_suffix(f".{os.getpid()}.part")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(cached)
+    return text
 
 
 def broken_links(out: dict[str, bytes], documents: dict[str, Record | Page],
@@ -1126,11 +1201,13 @@ def atom_feed(records: list[Record]) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="unicode") + "\n"
 
 
-def write_dist(files: dict[str, bytes], dist: Path) -> None:
+def write_dist(files: dict[str, bytes], dist: Path, digests: dict[str, str] | None = None,
+               known: FileDigests | None = None) -> None:
     """Make ``dist`` hold exactly ``files``; refuse any path that would leave it.
 
     Whatever is not an output goes; a file that already holds its output's bytes is left as it is, so
-    a rebuild neither deletes nor writes again the 16 MB of the Pyodide runtime (DR-001).
+    a rebuild neither deletes nor writes again the 16 MB of the Pyodide runtime (DR-001). With each
+    output's SHA-256 in ``digests``, a file ``known`` holds a settled digest of is not read back.
     """
     dist = dist.resolve()
     for path in files:
@@ -1153,15 +1230,21 @@ def write_dist(files: dict[str, bytes], dist: Path) -> None:
     for path in sorted(files):
         target = dist / path
         data = files[path]
-        if target.is_file() and target.stat().st_size == len(data) and target.read_bytes() == data:
+        if known is not None and digests is not None:
+            if known.holds(target, data, digests[path]):
+                continue
+        elif target.is_file() and target.stat().st_size == len(data) and target.read_bytes() == data:
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
 
 
 def build(root: Path = ROOT, dist: Path | None = None) -> dict[str, bytes]:
-    files = render_site(load_site(root), root)
-    write_dist(files, dist or root / "dist")
+    site = load_site(root)
+    files = render_site(site, root)
+    write_dist(files, dist or root / "dist", site.digests, site.files)
+    if site.files is not None:
+        site.files.save()
     return files
 
 

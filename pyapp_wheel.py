@@ -12,7 +12,6 @@ import hashlib
 import io
 import re
 import tomllib
-import zipfile
 from pathlib import Path
 
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
@@ -37,6 +36,12 @@ def package_files(root: Path) -> dict[str, bytes]:
 
 def build_wheel(root: Path) -> tuple[str, bytes]:
     """The wheel's file name and bytes: the package's files plus METADATA, WHEEL and RECORD."""
+    name, files = wheel_contents(root)
+    return name, zip_wheel(files)
+
+
+def wheel_contents(root: Path) -> tuple[str, dict[str, bytes]]:
+    """The wheel's file name and every file it holds, by path inside it, in the order it holds them."""
     project = project_config(root)["project"]
     name, version = re.sub(r"[-_.]+", "_", project["name"]).lower(), project["version"]
     dist_info = f"{name}-{version}.dist-info"
@@ -45,6 +50,13 @@ def build_wheel(root: Path) -> tuple[str, bytes]:
     files[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: build.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     record = [f"{path},sha256={_digest(data)},{len(data)}" for path, data in files.items()]
     files[f"{dist_info}/RECORD"] = "\n".join([*record, f"{dist_info}/RECORD,,", ""]).encode()
+    return f"{name}-{version}-py3-none-any.whl", files
+
+
+def zip_wheel(files: dict[str, bytes]) -> bytes:
+    """The wheel's bytes: ``files`` in their order, with fixed times and modes."""
+    import zipfile
+
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         for path, data in files.items():
@@ -52,7 +64,7 @@ def build_wheel(root: Path) -> tuple[str, bytes]:
             info.external_attr = 0o644 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, data)
-    return f"{name}-{version}-py3-none-any.whl", buffer.getvalue()
+    return buffer.getvalue()
 
 
 def _digest(data: bytes) -> str:

@@ -19,12 +19,12 @@ import hashlib
 import io
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
-import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from file_digests import FileDigests
 
 HERE = Path(__file__).resolve().parent
 NODE_SCRIPT = HERE / "tools" / "stdlib_pyc.mjs"
@@ -43,6 +43,7 @@ def precompile(stdlib: bytes) -> bytes:
     Entries are sorted with fixed times: the same input gives the same bytes.
     """
     import importlib.util
+    import zipfile
     from importlib._bootstrap_external import _code_to_hash_pyc
 
     archive_path = f"/lib/python{sys.version_info[0]}{sys.version_info[1]}.zip"
@@ -81,6 +82,7 @@ def precompile_wheel(wheel: bytes) -> bytes:
     """
     import base64
     import importlib.util
+    import zipfile
     from importlib._bootstrap_external import _code_to_hash_pyc
 
     with zipfile.ZipFile(io.BytesIO(wheel)) as source:
@@ -118,12 +120,16 @@ def precompile_wheel(wheel: bytes) -> bytes:
     return buffer.getvalue()
 
 
-def cache_key(runtime: Path) -> str:
-    """The Pyodide version and a hash of every input of the generated zip."""
+def cache_key(runtime: Path, digests: FileDigests | None = None) -> str:
+    """The Pyodide version and a hash of every input of the generated zip.
+
+    With ``digests``, the 2.5 MB standard library is hashed only when it changed (DR-001).
+    """
     version = json.loads((runtime / "package.json").read_text(encoding="utf-8"))["version"]
     digest = hashlib.sha256()
-    for data in ((runtime / STDLIB).read_bytes(), Path(__file__).read_bytes(), NODE_SCRIPT.read_bytes()):
-        digest.update(hashlib.sha256(data).digest())
+    for path in (runtime / STDLIB, Path(__file__), NODE_SCRIPT):
+        digest.update(bytes.fromhex(digests.read(path)[1]) if digests is not None
+                      else hashlib.sha256(path.read_bytes()).digest())
     return f"{version}-{digest.hexdigest()[:16]}"
 
 
@@ -138,6 +144,9 @@ def generate_wheels(runtime: Path, jobs: list[tuple[Path, Path]]) -> None:
 
 
 def _run_in_pyodide(runtime: Path, function: str, jobs: list[tuple[Path, Path]]) -> None:
+    import shutil
+    import subprocess
+
     node = shutil.which("node")
     if node is None:
         raise RuntimeError("Node.js is needed to precompile Python for Pyodide; install it and build again.")
@@ -153,12 +162,17 @@ def _cache_folder(runtime: Path) -> Path:
 
 
 def precompiled_stdlib(runtime: Path) -> bytes:
-    """The precompiled standard-library zip for the Pyodide in ``runtime``, from the cache when it is there.
+    """The precompiled standard-library zip for the Pyodide in ``runtime``, from the cache when it is there."""
+    return precompiled_stdlib_file(runtime).read_bytes()
+
+
+def precompiled_stdlib_file(runtime: Path, digests: FileDigests | None = None) -> Path:
+    """Where the cache holds the precompiled standard-library zip for the Pyodide in ``runtime``, made if missing.
 
     A new zip replaces the cached ones made from other inputs.
     """
     runtime = runtime.resolve()
-    cached = _cache_folder(runtime) / f"{cache_key(runtime)}.zip"
+    cached = _cache_folder(runtime) / f"{cache_key(runtime, digests)}.zip"
     if not cached.is_file():
         cached.parent.mkdir(parents=True, exist_ok=True)
         partial = cached.with_suffix(f".{os.getpid()}.part")
@@ -167,10 +181,10 @@ def precompiled_stdlib(runtime: Path) -> bytes:
         for stale in cached.parent.glob("*.zip"):
             if stale != cached:
                 stale.unlink()
-    return cached.read_bytes()
+    return cached
 
 
-def precompiled_wheels(runtime: Path, wheels: dict[str, bytes]) -> dict[str, bytes]:
+def precompiled_wheels(runtime: Path, wheels: dict[str, bytes], digests: FileDigests | None = None) -> dict[str, bytes]:
     """Each wheel (file name -> bytes) with its modules precompiled for the Pyodide in ``runtime``, cached.
 
     Wheels missing from the cache are compiled in one Node process; a new one replaces the cached
@@ -178,10 +192,13 @@ def precompiled_wheels(runtime: Path, wheels: dict[str, bytes]) -> dict[str, byt
     """
     runtime = runtime.resolve()
     folder = _cache_folder(runtime) / "wheels"
-    key = cache_key(runtime)
+    key = cache_key(runtime, digests)
     cached = {name: folder / f"{key}-{hashlib.sha256(data).hexdigest()[:16]}" / name for name, data in wheels.items()}
     missing = {name: path for name, path in cached.items() if not path.is_file()}
     if missing:
+        import shutil
+        import tempfile
+
         with tempfile.TemporaryDirectory() as tmp:
             jobs = []
             for name in missing:

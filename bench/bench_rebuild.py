@@ -17,6 +17,8 @@ Chromium (``tests/pyodide_harness.py``, the way the page runs it):
   after an import (already validated); neither grades anything yet;
 - grading every counted answer of every run, and rebuild plus grading all
   (:func:`pyapp.report.runs_overview`), which is "rebuilt and graded" in full;
+- loading the worker's kept read of such a log (:mod:`pyapp.log_checkpoint`), and from it
+  the runs list with the outcomes it kept, so nothing is parsed, validated or graded again;
 - :func:`pyapp.report.run_report` of one run (twenty grades and the 2,000-resample
   bootstrap), and the statistics of one comparison: both runs' reports and
   :func:`pyapp.report.compare_report`.
@@ -149,8 +151,9 @@ def synthetic_log(n_calls: int, seed: int = SEED) -> list[dict]:
 WORK = r'''
 import gc, json, statistics, time, tracemalloc
 from pyapp.export import parse_import
+from pyapp.log_checkpoint import Checkpoint, dumps, loads
 from pyapp.report import compare_report, run_report, runs_overview
-from pyapp.runs import rebuild
+from pyapp.runs import Grader, rebuild
 
 
 def timed(fn, repeats, setup=lambda: None):
@@ -181,6 +184,16 @@ def measure(text, repeats):
         first, second = runs.runs[0], runs.runs[1]
         return run_report(first), run_report(second), compare_report(first, second)
 
+    graded = Grader()
+    runs_overview(rebuild(entries, validated=True, grader=graded))
+    kept = dumps(Checkpoint(entries, 0, [len(entries), "{}"], len(entries), graded.outcomes()))
+
+    def from_kept(_):
+        checkpoint = loads(kept)
+        grader = Grader()
+        grader.know(checkpoint.outcomes)
+        return runs_overview(rebuild(checkpoint.entries, validated=True, grader=grader))
+
     result = {
         "entries": len(entries),
         "runs": len(built.runs),
@@ -192,6 +205,8 @@ def measure(text, repeats):
         "grade_all": timed(grade_all, repeats, fresh),
         "rebuild_graded": timed(lambda _: runs_overview(rebuild(entries)), repeats),
         "import_graded": timed(lambda _: runs_overview(rebuild(parse_import(text), validated=True)), repeats),
+        "kept_load": timed(lambda _: loads(kept), repeats),
+        "kept_graded": timed(from_kept, repeats),
         "report": timed(lambda runs: run_report(runs.runs[0]), repeats, fresh),
         "compare": timed(both, repeats, fresh),
     }
@@ -221,6 +236,8 @@ def print_result(runtime: str, r: dict) -> None:
                        ("grade_all", "grade every counted answer"),
                        ("rebuild_graded", "rebuild log + grade all (runs_overview)"),
                        ("import_graded", "parse + rebuild + grade all"),
+                       ("kept_load", "load the kept read (marshal), DR-006"),
+                       ("kept_graded", "kept read + rebuild + list, none graded"),
                        ("report", "run_report, one run (grades 20, bootstrap)"),
                        ("compare", "two run_reports + compare_report")):
         print(f"  {label:<44}{spread(r[key])}")
@@ -288,6 +305,29 @@ Worker.prototype.postMessage = function (message, ...rest) {
 };"""
 
 
+# Whether the worker's kept read of the audit log (DR-006) is stored; with true, it is deleted first.
+KEPT_LOG = """async (drop) => {
+  const db = await new Promise((ok, fail) => { const r = indexedDB.open("kd-tree-explorer-snapshot", 1);
+    r.onupgradeneeded = () => r.result.createObjectStore("snapshot");
+    r.onsuccess = () => ok(r.result); r.onerror = () => fail(r.error); });
+  const store = db.transaction("snapshot", drop ? "readwrite" : "readonly").objectStore("snapshot");
+  const found = await new Promise((ok) => { const g = store.get("audit-log"); g.onsuccess = () => ok(g.result); });
+  if (drop) store.delete("audit-log");
+  await new Promise((ok) => { store.transaction.oncomplete = ok; });
+  db.close();
+  return Boolean(found) && !drop;
+}"""
+
+
+def kept_log(context, url: str, drop: bool = False) -> bool:
+    """Whether the site at ``url`` has its kept read of the log; ``drop`` deletes it (from its home page)."""
+    page = context.new_page()
+    page.goto(url.removesuffix("ai-eval/"))
+    found = page.evaluate(KEPT_LOG, drop)
+    page.close()
+    return found
+
+
 def site_at(ref: str, folder: Path) -> str:
     """The site as git commit ``ref`` built it, served on 127.0.0.1; its URL (for a side-by-side run)."""
     import subprocess
@@ -341,15 +381,23 @@ def page_reopen(sizes: list[int], repeats: int, against: str | None = None) -> N
                         page.evaluate(STORE_ENTRIES, texts[start:start + 5000])
                     page.close()
                     contexts[name] = context
-                times: dict[str, dict[str, list[float]]] = {name: {} for name in sites}
+                times: dict[tuple[str, str], dict[str, list[float]]] = {}
                 for _ in range(repeats):
                     for name, url in sites.items():
-                        for key, value in reopen_once(contexts[name], url).items():
-                            times[name].setdefault(key, []).append(value)
+                        for how in ("log read in full", "from the kept read"):
+                            if how == "log read in full":
+                                kept_log(contexts[name], url, drop=True)
+                            # Only this tree's site keeps a read of the log: a commit compared may predate it.
+                            measured = reopen_once(contexts[name], url,
+                                                   keep=how == "log read in full" and name == "this tree")
+                            if measured.pop("restored") != (how == "from the kept read"):
+                                how = "log read in full (no kept read)"  # the commit compared predates it
+                            for key, value in measured.items():
+                                times.setdefault((name, how), {}).setdefault(key, []).append(value)
                 for context in contexts.values():
                     context.close()
-                for name, measured in times.items():
-                    print(f"  {size:>7,} entries, {name}: runs list {spread(measured['runs list'])}   "
+                for (name, how), measured in times.items():
+                    print(f"  {size:>7,} entries, {name}, {how}: runs list {spread(measured['runs list'])}   "
                           f"newest run's detail {spread(measured['detail'])}")
                     calls = ", ".join(f"{key} {statistics.median(values):,.0f}" for key, values in measured.items()
                                       if key not in ("runs list", "detail"))
@@ -357,8 +405,10 @@ def page_reopen(sizes: list[int], repeats: int, against: str | None = None) -> N
         print(f"  load average at the end {os.getloadavg()[0]:.1f}")
 
 
-def reopen_once(context, url: str) -> dict[str, float]:
-    """One new tab of ``url``: ms after "Python ready" for the runs list, the detail and each call's answer."""
+def reopen_once(context, url: str, keep: bool) -> dict[str, float]:
+    """One new tab of ``url``: ms after "Python ready" for the runs list, the detail and each call's answer,
+    and whether the worker started from a kept read of the log. With ``keep`` the tab stays open until
+    the worker has kept its read (in the background), for the next tab to start from."""
     page = context.new_page()
     page.goto(url)
     # Polled from here: the site's CSP forbids the eval that wait_for_function would need.
@@ -366,11 +416,15 @@ def reopen_once(context, url: str) -> dict[str, float]:
         time.sleep(0.05)
     ready = page.evaluate("performance.getEntriesByName('python-ready')[0].startTime")
     out = {"runs list": page.evaluate("window.runsShown") - ready,
-           "detail": page.evaluate("window.detailShown") - ready}
+           "detail": page.evaluate("window.detailShown") - ready,
+           "restored": bool(page.workers[0].evaluate("performance.getEntriesByName('audit-log-restored').length"))}
     for made in page.evaluate("Object.values(window.workerCalls)"):
         if "done" in made and made["op"] not in out:
             out[f"{made['op']} sent"] = made["sent"] - ready
             out[made["op"]] = made["done"] - ready
+    waited = time.monotonic()
+    while keep and not kept_log(context, url) and time.monotonic() - waited < 120:
+        time.sleep(0.5)
     page.close()
     return out
 

@@ -192,21 +192,28 @@ class LogCache:
     are both picked up without reading the rest again. If the last record seen is no
     longer there as it was, or the count does not add up (the site's storage was
     cleared), the log is read again from the start. The runs index is fed the same way.
+    A new worker starts from the checkpoint an earlier one kept (``pyapp.log_checkpoint``)
+    and reads only the records stored since, checked the same way.
     """
 
     def __init__(self) -> None:
         self.reset()
+        self.restored = False  # whether the first read has looked for a checkpoint
 
     def reset(self) -> None:
         self.entries: list[dict] = []
         self.corrupt = 0
         self.last: list = [0, None]  # the last record read: [sequence number, its text]
         self.records = 0
+        self.checkpointed = 0  # records covered by the checkpoint last restored or kept
         self.index = None  # a pyapp.runs.RunIndex, made on first use
 
     async def refresh(self) -> LogCache:
         from kdt_audit_store import readFrom
 
+        if not self.restored:
+            self.restored = True
+            await self._restore()
         answer = json.loads(await readFrom(self.last[0]))
         rows = answer["rows"]
         if self.last[0]:
@@ -247,6 +254,41 @@ class LogCache:
         self.entries.extend(added)
         if self.index is not None:
             self.index.add(added)
+
+    async def _restore(self) -> None:
+        """Start from the checkpoint this browser kept for this build, if it has a sound one (DR-006)."""
+        from kdt_worker import kept_log, mark
+
+        from .log_checkpoint import loads
+        from .runs import gc_paused
+
+        kept = await kept_log()
+        if kept is None:
+            return
+        with gc_paused():
+            checkpoint = loads(kept.to_bytes())
+        if checkpoint is None:
+            return
+        self.entries, self.corrupt, self.last = checkpoint.entries, checkpoint.corrupt, checkpoint.last
+        self.records = self.checkpointed = checkpoint.records
+        grader().know(checkpoint.outcomes)
+        mark("audit-log-restored", checkpoint.records)
+
+    def keep_when_due(self) -> None:
+        """Keep a checkpoint of this read once it covers enough records the last one did not (DR-006).
+
+        The worker compresses and stores it in the background; a write that fails costs only the
+        next reopened page a full read.
+        """
+        from kdt_worker import keep_log
+        from pyodide.ffi import to_js
+
+        from .log_checkpoint import EVERY, Checkpoint, dumps
+
+        if self.records - self.checkpointed < EVERY or self.records != len(self.entries) + self.corrupt:
+            return
+        keep_log(to_js(dumps(Checkpoint(self.entries, self.corrupt, self.last, self.records, grader().outcomes()))))
+        self.checkpointed = self.records
 
     def runs(self):
         """The runs index of the entries read so far, graded by the worker's grader."""
@@ -403,6 +445,7 @@ async def eval_overview() -> dict:
         runs = sorted(rebuilt.runs, key=lambda run: run.started, reverse=True)
         shown = runs_overview(runs)
     corrupt = log.corrupt + rebuilt.skipped
+    log.keep_when_due()  # after the list is graded, so the checkpoint holds every outcome it shows
     return {"runs": shown, "calls": index.run_calls, "corrupt": corrupt, "rate_ticks": rate_ticks(),
             "message": runs_message(len(shown), index.run_calls, corrupt)}
 

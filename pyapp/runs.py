@@ -68,6 +68,8 @@ TO_ASK = (CaseStatus.NEVER_ASKED, CaseStatus.CANCELLED, CaseStatus.INFRA_FAILURE
 
 MAX_PROBLEMS_KEPT = 20
 MAX_CACHED_GRADES = 20_000
+# Outcomes are three short strings per answer (the texts are the log's own): many more are kept.
+MAX_CACHED_OUTCOMES = 1_000_000
 # The detail of an answer the grader failed on: a fault of the grader, said without Python's words.
 UNGRADABLE = "the answer could not be graded: the grader failed on it, which is a fault in this site"
 
@@ -125,8 +127,10 @@ class CaseResult:
 
     @property
     def outcome(self) -> str | None:
-        grade = self.grade
-        return None if grade is None else grade.outcome
+        """Today's outcome of the counted answer: the grade's, or the one a log checkpoint kept for it."""
+        if self.status != CaseStatus.GRADED or self.answer is None or self.stop is None or self.grader is None:
+            return None
+        return self.grader.outcome(self.case_id, self.answer, self.stop, self.eval_set_version)
 
 
 @dataclass(frozen=True)
@@ -239,6 +243,8 @@ class Grader:
     def __init__(self, grade: Callable[[str, str, Facts], Grade] = grade_answer) -> None:
         self._grade_answer = grade
         self._grades: dict[tuple[str, str, str], Grade] = {}
+        # Outcome by (prompt hash, answer text, stop): of every grade made, and those a checkpoint kept.
+        self._outcomes: dict[tuple[str, str, str], str] = {}
         self._prompts: dict[str, dict[str, Prompt]] = {}
 
     def _current(self, version: str) -> dict[str, Prompt]:
@@ -278,7 +284,22 @@ class Grader:
             if len(self._grades) >= MAX_CACHED_GRADES:
                 self._grades.clear()  # bounds memory on huge logs; a later rebuild just grades again
             self._grades[key] = found
+            if len(self._outcomes) < MAX_CACHED_OUTCOMES:
+                self._outcomes[key] = found.outcome
         return found
+
+    def outcome(self, case_id: str, answer: str, stop: str, version: str = EVAL_SET_VERSION) -> str:
+        """The outcome ``grade`` gives, without grading an answer whose outcome is already known."""
+        known = self._outcomes.get((self._current(version)[case_id].hash, answer, stop))
+        return known if known is not None else self.grade(case_id, answer, stop, version).outcome
+
+    def outcomes(self) -> dict[tuple[str, str, str], str]:
+        """Every outcome known, by (prompt hash, answer text, stop), for a log checkpoint (DR-006)."""
+        return self._outcomes
+
+    def know(self, outcomes: dict[tuple[str, str, str], str]) -> None:
+        """Take outcomes this build's grader gave earlier, kept by a log checkpoint (DR-006)."""
+        self._outcomes.update(outcomes)
 
 
 # --------------------------------------------------------------------------- rebuilding

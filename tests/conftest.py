@@ -158,14 +158,20 @@ class WorkerStandIn:
         self.store_error: Exception | None = None
         self.fail: Exception | None = None
         self.respond = None
+        self.kept: bytes | None = None  # the kept read of the audit log (snapshot-store.mjs)
+        self.marks: list[tuple[str, object]] = []
         self.worker = types.SimpleNamespace(
             cancel_requested=lambda: self.cancel, new_signal=lambda ms: self.signals.append(ms) or "signal",
-            emit=lambda text: self.events.append(json.loads(text)), acquire_lock=self.acquire_lock)
+            emit=lambda text: self.events.append(json.loads(text)), acquire_lock=self.acquire_lock,
+            kept_log=self.kept_log, keep_log=self.keep_log, mark=lambda name, detail: self.marks.append((name, detail)))
         self.store = types.SimpleNamespace(append=self.append, readFrom=self.read_from)
         self.pyodide = types.ModuleType("pyodide")
         self.http = types.ModuleType("pyodide.http")
         self.http.pyfetch = self.pyfetch
         self.pyodide.http = self.http
+        self.ffi = types.ModuleType("pyodide.ffi")
+        self.ffi.to_js = bytes  # Python's bytes become a Uint8Array, here a copy
+        self.pyodide.ffi = self.ffi
 
     async def acquire_lock(self, name: str):
         if name in self.locks:
@@ -182,6 +188,12 @@ class WorkerStandIn:
         """As ``readFrom`` in audit-store.mjs; record ``n`` (from 1) is ``stored[n - 1]``."""
         rows = [[n, text] for n, text in enumerate(self.stored, 1) if n >= seq]
         return json.dumps({"rows": rows, "count": len(self.stored)})
+
+    async def kept_log(self):
+        return None if self.kept is None else types.SimpleNamespace(to_bytes=lambda: self.kept)
+
+    def keep_log(self, data: bytes) -> None:
+        self.kept = data
 
     async def pyfetch(self, url: str, **kwargs):
         if self.fail is not None:
@@ -202,5 +214,6 @@ def worker(monkeypatch: pytest.MonkeyPatch) -> WorkerStandIn:
     monkeypatch.setitem(sys.modules, "kdt_audit_store", stand_in.store)
     monkeypatch.setitem(sys.modules, "pyodide", stand_in.pyodide)
     monkeypatch.setitem(sys.modules, "pyodide.http", stand_in.http)
+    monkeypatch.setitem(sys.modules, "pyodide.ffi", stand_in.ffi)
     monkeypatch.setattr(pyapp_browser, "LOG", pyapp_browser.LogCache())  # each test's worker starts with nothing read
     return stand_in

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
 import os
+import posixpath
 import re
 import shutil
 import subprocess
@@ -344,6 +346,17 @@ def test_relative_url(target, from_url, expected):
     assert build.relative_url(target, from_url) == expected
 
 
+PATHS = ["a", "a/b", "a/b/", "a/./b", "a//b", "a/../b", "a/..", "./a", "index.html", "a/index.html", "a/b/index.html",
+         "b/c/d.png", "../x", "a/../../x", "/abs/"]
+
+
+def test_relative_url_is_what_relpath_gives():
+    for target, from_url in itertools.product(PATHS, ["", *PATHS]):
+        link = posixpath.relpath(target, posixpath.dirname(from_url) or ".")
+        expected = link[: -len("index.html")] or "./" if link.endswith("index.html") else link
+        assert build.relative_url(target, from_url) == expected, (target, from_url)
+
+
 def test_real_site_has_only_relative_urls_and_a_csp_on_every_page(dist):
     pages = sorted(dist.rglob("*.html"))
     assert len(pages) >= 5
@@ -550,3 +563,106 @@ def test_a_changed_template_fails_the_snapshot_with_a_diff_of_each_page(project,
         [diff] = [r for r in report if r.startswith(f"--- snapshot/{page}\n+++ built/{page}\n")]
         assert "\n+<!-- a changed line -->\n" in diff, diff
     assert len(pages) >= 6
+
+
+# --- what a warm build takes from its caches, and what makes it compute afresh (DR-001) ---------------------
+
+
+def test_a_warm_build_imports_neither_markdown_nor_yaml(project, tmp_path):
+    code = ("import json, sys, pathlib, build\n"
+            f"build.build(pathlib.Path({str(project)!r}), pathlib.Path({str(tmp_path / 'dist')!r}))\n"
+            "print(json.dumps(sorted(name for name in sys.modules if name.split('.')[0] in ('markdown', 'yaml'))))")
+    runs = [subprocess.run([sys.executable, "-c", code], cwd=build.ROOT, capture_output=True, text=True, check=True)
+            for _ in range(2)]
+    assert "markdown" in json.loads(runs[0].stdout) and "yaml" in json.loads(runs[0].stdout)  # a cold build
+    assert json.loads(runs[1].stdout) == []
+
+
+def test_a_changed_front_matter_is_read_again(project, tmp_path):
+    build.build(project, tmp_path / "a")
+    write_record(project, "DR-002", "second", body="See [the first](../DR-001/).", day=2, title="A new title")
+    assert "<td>A new title</td>" in build.build(project, tmp_path / "b")["decisions/index.html"].decode()
+    write_record(project, "DR-002", "second", body="See [the first](../DR-001/).", day=2, extra="1: one\n")
+    for _ in range(2):  # a key JSON would turn into text is not kept: YAML reads it on every build
+        assert any("DR-002-second.md:6: unknown front matter key 1" in p for p in problems_of(project))
+
+
+def test_the_documents_cache_is_keyed_by_the_markdown_code_and_the_libraries_versions():
+    import markdown
+    import yaml
+
+    inputs = build.code_inputs()
+    assert Path(build.__file__) in inputs and Path(build.__file__).with_name("record_links.py") in inputs
+    assert Path(markdown.__file__).parent / "__meta__.py" in inputs
+    assert Path(yaml.__file__) in inputs
+    assert markdown.__version__ == ".".join(map(str, markdown.__version_info__[:3]))  # what __meta__.py holds
+    assert f"__version__ = '{yaml.__version__}'" in Path(yaml.__file__).read_text(encoding="utf-8")
+
+
+def test_a_changed_package_file_or_project_version_makes_a_new_wheel(project, tmp_path):
+    first = build.build(project, tmp_path / "a")
+    assert first["app/small_site-0.1-py3-none-any.whl"] == build.build_wheel(project)[1]
+    (project / "pyapp" / "__init__.py").write_text("__version__ = '1'\n", encoding="utf-8")
+    second = build.build(project, tmp_path / "b")["app/small_site-0.1-py3-none-any.whl"]
+    assert second != first["app/small_site-0.1-py3-none-any.whl"] and second == build.build_wheel(project)[1]
+    rewrite(project / "pyproject.toml", 'version = "0.1"', 'version = "0.2"')
+    third = build.build(project, tmp_path / "c")
+    assert "app/small_site-0.2-py3-none-any.whl" in third and "app/small_site-0.1-py3-none-any.whl" not in third
+    assert len(list((project / build.WHEEL_CACHE).rglob("*.whl"))) == 1  # an earlier input's wheel is removed
+
+
+def test_the_service_worker_lists_a_changed_file_again(project, tmp_path):
+    import offline
+
+    build.build(project, tmp_path / "a")
+    css = next((project / "site_src" / "static" / "css").glob("*.css"))
+    css.write_bytes(css.read_bytes() + b"\n/* changed */\n")
+    files = build.build(project, tmp_path / "b")
+    fresh = {path: data for path, data in files.items() if path != offline.SERVICE_WORKER}
+    source = (project / "site_src" / offline.SERVICE_WORKER).read_text(encoding="utf-8")
+    assert files[offline.SERVICE_WORKER].decode() == offline.service_worker(source, fresh)
+    assert build.content_hash(css.read_bytes()) in files[offline.SERVICE_WORKER].decode()
+
+
+def test_a_runtime_file_changed_in_place_with_the_same_size_is_copied_again(project, tmp_path):
+    wasm = project / "node_modules" / "pyodide" / "pyodide.asm.wasm"
+    build.build(project, tmp_path / "dist")
+    wasm.write_bytes(wasm.read_bytes().upper())  # same size, at once: within the file system's clock tick
+    files = build.build(project, tmp_path / "dist")
+    assert files["pyodide/0.0.1/pyodide.asm.wasm"] == wasm.read_bytes()
+    assert (tmp_path / "dist" / "pyodide" / "0.0.1" / "pyodide.asm.wasm").read_bytes() == wasm.read_bytes()
+
+
+def test_a_dist_file_changed_behind_the_build_or_whose_output_changed_is_written_again(project, tmp_path, monkeypatch):
+    import file_digests
+
+    dist = tmp_path / "dist"
+    build.build(project, dist)
+    real_clock = file_digests.time.time_ns
+    monkeypatch.setattr(file_digests.time, "time_ns", lambda: real_clock() + 3 * file_digests.SETTLED_NS)
+    build.build(project, dist)  # reads dist/ back as if its files had settled long ago, and keeps their digests
+    page = dist / "index.html"
+    page.write_text(page.read_text(encoding="utf-8").replace("Home", "Hoax"), encoding="utf-8")  # same size
+    build.build(project, dist)
+    assert "Hoax" not in page.read_text(encoding="utf-8")
+    build.build(project, dist)  # settled again
+    rewrite(project / "site_src" / "pages" / "index.md", "# Home", "# Hame")  # a new output of the same size
+    build.build(project, dist)
+    assert "Hame" in page.read_text(encoding="utf-8")
+
+
+def test_a_kept_digest_stands_for_a_file_only_with_its_status_and_once_settled(tmp_path):
+    import file_digests
+
+    path = tmp_path / "data.bin"
+    path.write_bytes(b"one")
+    seen = file_digests.status(path)
+    digests = file_digests.FileDigests(tmp_path / "digests.json")
+    settled, racy = seen[2] + file_digests.SETTLED_NS + 1, seen[2] + 1_000_000
+    digests.entries = {str(path): {"status": seen, "read_at": settled, "sha256": "kept"}}
+    assert digests.read(path) == (b"one", "kept")  # not hashed: the kept digest stands for it
+    digests.entries = {str(path): {"status": seen, "read_at": racy, "sha256": "kept"}}
+    assert digests.read(path)[1] == build.hashlib.sha256(b"one").hexdigest()  # read 1 ms after a change: hashed
+    other = [*seen[:1], seen[1] + 1, *seen[2:]]
+    digests.entries = {str(path): {"status": other, "read_at": settled, "sha256": "kept"}}
+    assert digests.read(path)[1] == build.hashlib.sha256(b"one").hexdigest()

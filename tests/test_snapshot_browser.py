@@ -41,13 +41,15 @@ CALL = """([op, args]) => new Promise((resolve) => {
   self.dispatchEvent(new MessageEvent("message", { data: { type: "call", id: -1, op, args } }));
 })"""
 
-SNAPSHOT_DB = """(work) => new Promise((resolve, reject) => {
+# A record of what the browser keeps (snapshot-store.mjs), by name: "python" (the memory snapshot) or
+# "audit-log" (the worker's read of the log, DR-006); ``%s`` may replace it.
+SNAPSHOT_DB = """(name) => new Promise((resolve, reject) => {
   const open = indexedDB.open("kd-tree-explorer-snapshot", 1);
   open.onupgradeneeded = () => open.result.createObjectStore("snapshot");
   open.onerror = () => reject(open.error);
   open.onsuccess = async () => {
     const db = open.result;
-    const get = db.transaction("snapshot").objectStore("snapshot").get("python");
+    const get = db.transaction("snapshot").objectStore("snapshot").get(name);
     get.onsuccess = async () => {
       const record = get.result;
       const replacement = await (%s)(record);
@@ -55,7 +57,7 @@ SNAPSHOT_DB = """(work) => new Promise((resolve, reject) => {
         db.close();
         return resolve(record ? { key: record.key, size: record.gzip.size } : null);
       }
-      const put = db.transaction("snapshot", "readwrite").objectStore("snapshot").put(replacement, "python");
+      const put = db.transaction("snapshot", "readwrite").objectStore("snapshot").put(replacement, name);
       put.onsuccess = () => { db.close(); resolve(null); };
       put.onerror = () => reject(put.error);
     };
@@ -84,15 +86,15 @@ def results(page) -> list:
     return [worker.evaluate(CALL, [op, args]) for op, args in SAMPLE]
 
 
-def kept(page, timeout_s: float = 60) -> dict:
-    """The stored snapshot's key and gzipped size, once one is stored."""
+def kept(page, name: str = "python", timeout_s: float = 60) -> dict:
+    """The stored record's key and gzipped size, once one is stored (the snapshot is over 1 MB)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        record = page.evaluate(STORED)
-        if record and record["size"] > 1_000_000:
+        record = page.evaluate(STORED, name)
+        if record and (name != "python" or record["size"] > 1_000_000):
             return record
         time.sleep(0.25)
-    raise AssertionError("no snapshot was kept")
+    raise AssertionError(f"no {name} record was kept")
 
 
 def test_a_repeat_visit_starts_from_the_snapshot_with_the_same_results(context, site):
@@ -113,8 +115,8 @@ def test_an_unusable_snapshot_is_replaced_by_a_fresh_start(context, site, damage
     first = visit(context, site, "ai-eval/")
     fresh = results(first)
     good = kept(first)
-    first.evaluate(SNAPSHOT_DB % damage)
-    assert first.evaluate(STORED) != good
+    first.evaluate(SNAPSHOT_DB % damage, "python")
+    assert first.evaluate(STORED, "python") != good
 
     fallback = visit(context, site, "ai-eval/")
     assert fallback.get_attribute("#python-status", "data-start") == "fresh"
@@ -140,7 +142,7 @@ def test_a_pyodide_without_the_snapshot_option_starts_afresh_every_time(context,
         assert first.get_attribute("#python-status", "data-start") == "fresh"
         fresh = results(first)
         time.sleep(2)  # time enough to store a snapshot, had one been taken (about 1 s on a loaded machine)
-        assert first.evaluate(STORED) is None
+        assert first.evaluate(STORED, "python") is None
         again = visit(context, served, "explorer/")
         assert again.get_attribute("#python-status", "data-start") == "fresh"
         assert results(again) == fresh

@@ -1,11 +1,14 @@
-// Python's memory snapshot, kept in this browser's IndexedDB so a repeat visit restores a
-// started interpreter instead of starting one (DR-002). One record under the key of what
-// it was made from; the bytes gzipped (31 MB become about 5 MB), so the CRC of gzip also
+// What this browser keeps so a later visit can skip work, in IndexedDB: Python's memory snapshot,
+// restored instead of starting an interpreter (DR-002), and the worker's read of the audit log, so a
+// reopened page need not read it again (DR-006). One record of each, under the key of the build that
+// made it; the bytes gzipped (the 31 MB snapshot becomes about 5 MB), so the CRC of gzip also
 // catches a damaged record. Its own database: the audit log's schema stays as it is.
 
 const DB_NAME = "kd-tree-explorer-snapshot";
 const STORE = "snapshot";
-const RECORD = "python";
+/** The records kept: Python's memory snapshot and the worker's read of the audit log. */
+export const PYTHON = "python";
+export const AUDIT_LOG = "audit-log";
 
 /** Whether this browser can keep a snapshot: IndexedDB and the compression streams. */
 export const supported = typeof indexedDB !== "undefined" && typeof CompressionStream !== "undefined" &&
@@ -38,32 +41,32 @@ async function piped(blob, stream) {
 }
 
 /**
- * The stored snapshot (gzipped, as a Blob not yet read) when it was made under `key`, else null.
- * A snapshot made under another key (another Pyodide, standard library or wheel) is deleted.
+ * The kept `name` (gzipped, as a Blob not yet read) when it was made under `key`, else null.
+ * One made under another key (another Pyodide, standard library or wheel) is deleted.
  */
-export async function find(key) {
+export async function find(key, name) {
   if (!supported) return null;
-  const record = await transact("readonly", (store) => store.get(RECORD));
+  const record = await transact("readonly", (store) => store.get(name));
   if (!record) return null;
   if (record.key === key && record.gzip instanceof Blob) return record.gzip;
-  await remove();
+  await remove(name);
   return null;
 }
 
-/** The bytes of a snapshot `find` gave; rejects when they do not decompress. */
+/** The bytes of a record `find` gave; rejects when they do not decompress. */
 export async function bytes(found) {
   return new Uint8Array(await piped(found, new DecompressionStream("gzip")));
 }
 
-/** Keep `snapshot` (its bytes) as the one made under `key`, replacing any other. */
-export async function write(key, snapshot) {
+/** Keep `bytes` as the `name` made under `key`, replacing any other. */
+export async function write(key, name, bytes) {
   if (!supported) return;
-  const gzip = new Blob([await piped(new Blob([snapshot]), new CompressionStream("gzip"))]);
-  await transact("readwrite", (store) => store.put({ key, gzip }, RECORD));
+  const gzip = new Blob([await piped(new Blob([bytes]), new CompressionStream("gzip"))]);
+  await transact("readwrite", (store) => store.put({ key, gzip }, name));
 }
 
-/** Delete the stored snapshot, if any. */
-export async function remove() {
+/** Delete the kept `name`, if any. */
+export async function remove(name) {
   if (!supported) return;
-  await transact("readwrite", (store) => store.delete(RECORD));
+  await transact("readwrite", (store) => store.delete(name));
 }

@@ -83,7 +83,7 @@ async function startPython(urls) {
   const key = [pyodideVersion, RUNTIME.stdLibURL, ...urls].join("\n");
   const archives = urls.map(fetchBytes);
   archives.forEach((archive) => archive.catch(() => {})); // a failed fetch is reported where it is awaited
-  const found = await snapshots.find(key).catch((error) => {
+  const found = await snapshots.find(key, snapshots.PYTHON).catch((error) => {
     console.warn(`The saved start-up snapshot could not be read (${error.message}); starting afresh.`);
     return null;
   });
@@ -94,20 +94,20 @@ async function startPython(urls) {
     const snapshot = snapshots.bytes(found);
     snapshot.catch(() => {});
     try {
-      return { started: await start({ _loadSnapshot: snapshot }, archives), from: "snapshot" };
+      return { started: await start({ _loadSnapshot: snapshot }, archives), from: "snapshot", key };
     } catch (error) {
       console.warn(`The saved start-up snapshot could not be restored (${error.message}); starting afresh.`);
-      await snapshots.remove().catch(() => {});
+      await snapshots.remove(snapshots.PYTHON).catch(() => {});
     }
   }
   const started = await start({ _makeSnapshot: true }, archives);
   const snapshot = takeSnapshot(started);
   performance.mark("snapshot-taken");
-  return { started, from: "fresh", keep: snapshot && (() => snapshots.write(key, snapshot)) };
+  return { started, from: "fresh", key, keep: snapshot && (() => snapshots.write(key, snapshots.PYTHON, snapshot)) };
 }
 
 async function boot({ pyapp, wheels }) {
-  const { started, from, keep } = await startPython([...wheels, pyapp]);
+  const { started, from, key, keep } = await startPython([...wheels, pyapp]);
   pyodide = started;
   pyodide.registerJsModule("kdt_audit_store", auditStore);
   pyodide.registerJsModule("kdt_worker", {
@@ -120,6 +120,22 @@ async function boot({ pyapp, wheels }) {
       });
     }),
     new_signal: (timeoutMs) => AbortSignal.any([aborter.signal, AbortSignal.timeout(timeoutMs)]),
+    mark: (name, detail) => void performance.mark(name, { detail }),
+    // The worker's read of the audit log, kept for this build (DR-006): its bytes, or undefined (None).
+    kept_log: async () => {
+      try {
+        const found = await snapshots.find(key, snapshots.AUDIT_LOG);
+        return found ? await snapshots.bytes(found) : undefined;
+      } catch (error) {
+        console.warn(`The kept read of the audit log could not be used (${error.message}); reading the log.`);
+        await snapshots.remove(snapshots.AUDIT_LOG).catch(() => {});
+        return undefined;
+      }
+    },
+    // Compressed and stored in the background; Python does not wait for it.
+    keep_log: (bytes) => void snapshots.write(key, snapshots.AUDIT_LOG, bytes).catch((error) => {
+      console.warn(`The read of the audit log was not kept: ${error.message}`);
+    }),
   });
   browser = pyodide.pyimport("pyapp.browser");
   if (from === "snapshot") browser.after_restore();
