@@ -41,6 +41,14 @@ def after_restore() -> None:
     random.seed()
 
 
+def after_answer() -> None:
+    """What an operation leaves for after its answer has reached the page: keeping the log's read (DR-006).
+
+    The worker calls it after posting each answer, so the runs list is not held up by it.
+    """
+    LOG.keep_when_due()
+
+
 async def handle(name: str, args_json: str) -> str:
     """Run operation ``name`` with keyword arguments from JSON.
 
@@ -205,7 +213,7 @@ class LogCache:
         self.corrupt = 0
         self.last: list = [0, None]  # the last record read: [sequence number, its text]
         self.records = 0
-        self.checkpointed = 0  # records covered by the checkpoint last restored or kept
+        self.checkpointed = (0, 0)  # records and outcomes in the checkpoint last restored or kept
         self.index = None  # a pyapp.runs.RunIndex, made on first use
 
     async def refresh(self) -> LogCache:
@@ -270,25 +278,28 @@ class LogCache:
         if checkpoint is None:
             return
         self.entries, self.corrupt, self.last = checkpoint.entries, checkpoint.corrupt, checkpoint.last
-        self.records = self.checkpointed = checkpoint.records
+        self.records = checkpoint.records
         grader().know(checkpoint.outcomes)
+        self.checkpointed = (checkpoint.records, len(grader().outcomes()))
         mark("audit-log-restored", checkpoint.records)
 
     def keep_when_due(self) -> None:
-        """Keep a checkpoint of this read once it covers enough records the last one did not (DR-006).
+        """Keep a checkpoint of this read once it holds enough records or outcomes the last one did not.
 
         The worker compresses and stores it in the background; a write that fails costs only the
-        next reopened page a full read.
+        next reopened page a full read (DR-006).
         """
         from kdt_worker import keep_log
         from pyodide.ffi import to_js
 
         from .log_checkpoint import EVERY, Checkpoint, dumps
 
-        if self.records - self.checkpointed < EVERY or self.records != len(self.entries) + self.corrupt:
+        outcomes = grader().outcomes()
+        if self.records != len(self.entries) + self.corrupt or (
+                self.records - self.checkpointed[0] < EVERY and len(outcomes) - self.checkpointed[1] < EVERY):
             return
-        keep_log(to_js(dumps(Checkpoint(self.entries, self.corrupt, self.last, self.records, grader().outcomes()))))
-        self.checkpointed = self.records
+        keep_log(to_js(dumps(Checkpoint(self.entries, self.corrupt, self.last, self.records, outcomes))))
+        self.checkpointed = (self.records, len(outcomes))
 
     def runs(self):
         """The runs index of the entries read so far, graded by the worker's grader."""
@@ -445,7 +456,6 @@ async def eval_overview() -> dict:
         runs = sorted(rebuilt.runs, key=lambda run: run.started, reverse=True)
         shown = runs_overview(runs)
     corrupt = log.corrupt + rebuilt.skipped
-    log.keep_when_due()  # after the list is graded, so the checkpoint holds every outcome it shows
     return {"runs": shown, "calls": index.run_calls, "corrupt": corrupt, "rate_ticks": rate_ticks(),
             "message": runs_message(len(shown), index.run_calls, corrupt)}
 

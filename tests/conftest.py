@@ -216,4 +216,5 @@ def worker(monkeypatch: pytest.MonkeyPatch) -> WorkerStandIn:
     monkeypatch.setitem(sys.modules, "pyodide.http", stand_in.http)
     monkeypatch.setitem(sys.modules, "pyodide.ffi", stand_in.ffi)
     monkeypatch.setattr(pyapp_browser, "LOG", pyapp_browser.LogCache())  # each test's worker starts with nothing read
+    pyapp_browser.grader.cache_clear()  # and nothing graded
     return stand_in

@@ -19,7 +19,9 @@ EXPLORER_SEARCH = {"order": "file", "kind": "nearest", "lon": 24.94, "lat": 60.1
 
 
 def handle(name: str, **args) -> dict:
+    """Operation ``name`` as the worker calls it: its answer, then ``after_answer``."""
     answer = json.loads(run_async(browser.handle(name, json.dumps(args))))
+    browser.after_answer()
     assert answer["ok"], answer
     return answer["value"]
 

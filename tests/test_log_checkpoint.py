@@ -81,6 +81,20 @@ def test_a_checkpoint_is_kept_only_once_enough_records_are_new(worker, monkeypat
     assert log_checkpoint.loads(worker.kept).records == 80
 
 
+def test_a_read_kept_before_grading_is_kept_again_once_the_list_has_graded_it(worker, monkeypatch):
+    monkeypatch.setattr(log_checkpoint, "EVERY", 20)
+    fill(worker)
+    handle("audit_log")  # the log's own view: read, nothing graded
+    assert log_checkpoint.loads(worker.kept).outcomes == {}
+    overview = handle("eval_overview")  # no new record, 23 answers graded
+    assert len(log_checkpoint.loads(worker.kept).outcomes) == len(browser.grader().outcomes()) == 23
+
+    new_tab(monkeypatch)
+    texts = counting(monkeypatch, strict_json, "loads")
+    assert handle("eval_overview") == overview
+    assert parsed(texts) == (0, 0)
+
+
 @pytest.mark.parametrize("change", ["cleared and refilled", "last record rewritten", "records removed"])
 def test_a_checkpoint_the_store_no_longer_matches_is_dropped_for_a_full_read(worker, monkeypatch, every_forty,
                                                                               change):

@@ -33,7 +33,7 @@ export function startPython() {
   const data = document.body.dataset;
   data.pythonStarted = "true"; // boot-watch.js stands down: this module's time limit applies
   const timeoutMs = Number(data.bootTimeoutMs);
-  // start.js, the page's first script, started the worker and sent it its init (DR-002).
+  // start.js, the page's first script, started the worker, naming its wheels (DR-002).
   const { worker, url, takeEarlyEvents } = window.pythonWorker;
   warnIfWorkerPolicyMissing(url);
   const pending = new Map();

@@ -4,25 +4,25 @@
 "use strict";
 
 const FILES = {
- "ai-eval/index.html": "6007ba759988",
+ "ai-eval/index.html": "118a238c0d20",
  "app/small_site-0.1-py3-none-any.whl": "7429e83d59a0",
- "decisions/DR-001/index.html": "dc6697b6eb0f",
- "decisions/DR-002/index.html": "9e15b58366e1",
+ "decisions/DR-001/index.html": "f0a28e2b3c49",
+ "decisions/DR-002/index.html": "5646b59ad4f3",
  "decisions/feed.xml": "cac584946cdd",
- "decisions/index.html": "08c67202d690",
+ "decisions/index.html": "41d66d41e09d",
  "decisions/src/DR-001-first.md": "f4ecfbb8f70b",
  "decisions/src/DR-002-second.md": "5f3e0cf1f76a",
- "experiments/index.html": "b10d3acf5066",
- "explorer/index.html": "353fc3efe5c8",
- "index.html": "85d399f7f60d",
+ "experiments/index.html": "aa712af07bdc",
+ "explorer/index.html": "6d1d51b0c555",
+ "index.html": "fd65709b9a9a",
  "pyodide/0.0.1/pyodide-lock.json": "91cd3bc2321f",
  "pyodide/0.0.1/pyodide.asm.mjs": "56343b130bf7",
  "pyodide/0.0.1/pyodide.asm.wasm": "9022a4e37cb3",
  "pyodide/0.0.1/pyodide.mjs": "381569709b41",
  "static/css/site.css": "cec905bbb961",
- "static/js/start.js": "fa6b17780a5e"
+ "static/js/start.js": "ef0b5247a467"
 };
-const VERSION = "d06644b06c2e";
+const VERSION = "bc4f97d408d2";
 const ROOT = new URL("./", self.location.href).href; // sw.js sits at the site's root
 // One cache per version and per site: two copies of the site on one host keep their own.
 const PREFIX = `kd-tree-explorer ${ROOT} `;

@@ -21,7 +21,9 @@
   }
   const absolute = (path) => new URL(path, document.baseURI).href;
   const url = absolute(data.worker);
-  const worker = new Worker(url, { type: "module" });
+  // The worker takes its wheels from its name and starts at once, with no message to wait for (DR-002).
+  const files = { pyapp: absolute(data.pyapp), wheels: JSON.parse(data.wheels || "[]").map(absolute) };
+  const worker = new Worker(url, { type: "module", name: JSON.stringify(files) });
   const early = [];
   const keep = (event) => early.push(event);
   const kinds = ["message", "error", "messageerror"];
@@ -32,11 +34,6 @@
     if (event.data.type !== "ready") return;
     worker.removeEventListener("message", onReady);
     register();
-  });
-  worker.postMessage({
-    type: "init",
-    pyapp: absolute(data.pyapp),
-    wheels: JSON.parse(data.wheels || "[]").map(absolute),
   });
   window.pythonWorker = {
     worker,
