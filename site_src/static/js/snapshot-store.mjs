@@ -28,7 +28,7 @@ function database() {
 }
 
 /**
- * Whether this browser holds the database yet. Opening it creates it, which took about 55 ms of a
+ * Whether this browser holds the database yet. Opening it creates it, which took 49 to 60 ms of a
  * first visit's start (DR-002); listing the databases does not. Where the list is missing, open it.
  */
 async function exists() {
