@@ -37,7 +37,7 @@ import jinja2
 import offline
 import pyapp_wheel
 import stdlib_pyc
-from file_digests import FileDigests
+from file_digests import FileDigests, KeptEntries
 from hosting import CSP, host_files
 from pyapp_wheel import build_wheel  # noqa: F401 (build.build_wheel: the wheel zipped afresh, for the tests)
 
@@ -115,7 +115,7 @@ DOCUMENT_CACHE = Path(".cache") / "documents.json"  # under the project folder, 
 FILE_DIGESTS = Path(".cache") / "digests.json"  # under the project folder, ignored by git
 
 
-class DocumentCache:
+class DocumentCache(KeptEntries):
     """What the last build computed from each document's text, where nothing it depends on has changed (DR-001).
 
     The results kept are pure functions of their inputs: a document's HTML and contents (given its
@@ -125,16 +125,6 @@ class DocumentCache:
     a failing build always checks afresh (its front matter's value is checked afresh too).
     The file holds only the entries the last build used.
     """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        try:
-            self.entries = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            self.entries = {}
-        if not isinstance(self.entries, dict):
-            self.entries = {}
-        self.used: dict[str, object] = {}
 
     def key(self, *inputs: str) -> str:
         digest = hashlib.sha256(code_version().encode())
@@ -149,14 +139,6 @@ class DocumentCache:
 
     def put(self, key: str, value: object) -> None:
         self.used[key] = value
-
-    def save(self) -> None:
-        if self.used == self.entries:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_suffix(f".{os.getpid()}.part")
-        partial.write_text(json.dumps(self.used), encoding="utf-8")
-        partial.replace(self.path)
 
 
 # The file of each library whose text changes with its version: what the cache keeps depends on them.

@@ -25,8 +25,9 @@ def status(path: Path) -> list[int]:
     return [found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino, found.st_dev]
 
 
-class FileDigests:
-    """Digests by absolute path, read from and saved to a JSON file; only the entries a build used are saved."""
+class KeptEntries:
+    """Entries by key, read from a JSON file (an unreadable one counts as empty); ``save`` writes back only
+    the entries this build used (``used``), so entries nothing asks for any more do not pile up."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -36,7 +37,19 @@ class FileDigests:
             self.entries = {}
         if not isinstance(self.entries, dict):
             self.entries = {}
-        self.used: dict[str, dict] = {}
+        self.used: dict[str, object] = {}
+
+    def save(self) -> None:
+        if self.used == self.entries:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_suffix(f".{os.getpid()}.part")
+        partial.write_text(json.dumps(self.used), encoding="utf-8")
+        partial.replace(self.path)
+
+
+class FileDigests(KeptEntries):
+    """Digests by absolute path, kept between builds."""
 
     def kept(self, path: Path, seen: list[int]) -> str | None:
         """The digest kept for ``path`` if its status ``seen`` is the one it was hashed with, long settled."""
@@ -83,11 +96,3 @@ class FileDigests:
         if same and status(path) == before:
             self.note(path, before, read_at, digest)
         return same
-
-    def save(self) -> None:
-        if self.used == self.entries:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_suffix(f".{os.getpid()}.part")
-        partial.write_text(json.dumps(self.used), encoding="utf-8")
-        partial.replace(self.path)
