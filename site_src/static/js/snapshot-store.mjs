@@ -36,10 +36,22 @@ async function exists() {
   return (await indexedDB.databases()).some((db) => db.name === DB_NAME);
 }
 
+/**
+ * The result of `work`'s request, once its transaction has committed: the worker that makes the
+ * snapshot is ended as soon as it answers, which would abort a transaction still open.
+ */
 async function transact(mode, work) {
   const db = await database();
   try {
-    return await request(work(db.transaction(STORE, mode).objectStore(STORE)));
+    const transaction = db.transaction(STORE, mode);
+    const committed = new Promise((resolve, reject) => {
+      transaction.oncomplete = resolve;
+      transaction.onabort = () => reject(new Error(transaction.error ? transaction.error.message : "IndexedDB aborted"));
+    });
+    committed.catch(() => {}); // a failed request rejects first, and says why
+    const result = await request(work(transaction.objectStore(STORE)));
+    await committed;
+    return result;
   } finally {
     db.close();
   }
