@@ -135,6 +135,21 @@ def watched(browser, site) -> Iterator[PageWatch]:
     context.close()
 
 
+def python_worker(page):
+    """The page's Python worker, not the one that makes the start-up snapshot beside it (DR-002)."""
+    from playwright.sync_api import Error
+
+    found = []
+    for worker in page.workers:
+        try:
+            if "task" not in json.loads(worker.evaluate("self.name")):
+                found.append(worker)
+        except Error:
+            pass  # the snapshot's worker, which ended meanwhile
+    (worker,) = found
+    return worker
+
+
 def wait_for_python(page, timeout: float = 90_000) -> str:
     """Wait until the page says Python is ready (or failed) and return the status text."""
     page.wait_for_selector("#python-status:not([data-state='loading'])", timeout=timeout)

@@ -17,6 +17,7 @@ from test_log_cache_browser import import_run, listed, reported
 from test_snapshot_browser import DAMAGE, SNAPSHOT_DB, STORED, kept
 from test_storage_browser import ADD_ROWS
 
+from conftest import python_worker
 from pyapp import log_checkpoint
 
 pytestmark = pytest.mark.browser
@@ -31,7 +32,7 @@ def listing(context, site, runs: int):
     page = open_eval(context, site)
     page.wait_for_selector(f"#runs tbody tr:nth-child({runs})")
     assert page.locator("#runs tbody tr").count() == runs
-    (worker,) = page.workers
+    worker = python_worker(page)
     return page, worker.evaluate(RESTORED)
 
 

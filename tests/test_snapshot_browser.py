@@ -1,10 +1,10 @@
 """In Chromium: a repeat visit starts Python from the memory snapshot the first visit kept (DR-002).
 
-The first visit starts Python afresh and keeps a snapshot in IndexedDB; a later visit, on
-either Python page, restores it. Both paths must give the same results from the same pyapp
-operations, called through the worker's own message interface. A snapshot that is damaged,
-that is not a snapshot, or that was made from other files is not used: the page starts
-afresh and keeps a new one.
+The first visit starts Python afresh; a second worker then makes a snapshot, keeps it in
+IndexedDB and notes its key in local storage; a later visit, on either Python page, restores
+it. Both paths must give the same results from the same pyapp operations, called through the
+worker's own message interface. A snapshot that is damaged, that is not a snapshot, that was
+made from other files or that is gone is not used: the page starts afresh and keeps a new one.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import time
 import pytest
 
 import build
-from conftest import serve, wait_for_python
+from conftest import python_worker, serve, wait_for_python
 
 pytestmark = pytest.mark.browser
 
@@ -65,6 +65,9 @@ SNAPSHOT_DB = """(name) => new Promise((resolve, reject) => {
 })"""
 
 STORED = SNAPSHOT_DB % "async () => undefined"
+DELETE_DATABASE = "new Promise((done) => { indexedDB.deleteDatabase('kd-tree-explorer-snapshot').onsuccess = done; })"
+# What start.js noted once the snapshot's worker answered: {key, kept}, or null.
+HINT = "JSON.parse(localStorage.getItem('kd-tree-explorer-snapshot'))"
 
 DAMAGE = {
     "not gzip": "async (record) => ({ key: record.key, gzip: new Blob([new Uint8Array(4096).fill(7)]) })",
@@ -82,19 +85,23 @@ def visit(context, site, path: str):
 
 
 def results(page) -> list:
-    (worker,) = page.workers
+    worker = python_worker(page)
     return [worker.evaluate(CALL, [op, args]) for op, args in SAMPLE]
 
 
 def kept(page, name: str = "python", timeout_s: float = 60) -> dict:
-    """The stored record's key and gzipped size, once one is stored (the snapshot is over 1 MB)."""
+    """The stored record's key and gzipped size, once one is stored (the snapshot is over 1 MB) and,
+    for the snapshot, noted in local storage under the same key."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         record = page.evaluate(STORED, name)
-        if record and (name != "python" or record["size"] > 1_000_000):
+        if record and name != "python":
+            return record
+        hint = page.evaluate(HINT)
+        if record and record["size"] > 1_000_000 and hint == {"key": record["key"], "kept": True}:
             return record
         time.sleep(0.25)
-    raise AssertionError(f"no {name} record was kept")
+    raise AssertionError(f"no {name} record was kept: {page.evaluate(STORED, name)}, {page.evaluate(HINT)}")
 
 
 def test_a_repeat_visit_starts_from_the_snapshot_with_the_same_results(context, site):
@@ -128,6 +135,21 @@ def test_an_unusable_snapshot_is_replaced_by_a_fresh_start(context, site, damage
     assert results(restored) == fresh
 
 
+def test_a_snapshot_noted_but_gone_is_replaced_by_a_fresh_start(context, site):
+    first = visit(context, site, "ai-eval/")
+    fresh = results(first)
+    good = kept(first)
+    first.evaluate(DELETE_DATABASE)
+    assert first.evaluate(STORED, "python") is None
+    assert first.evaluate(HINT)["kept"]
+
+    fallback = visit(context, site, "explorer/")
+    assert fallback.get_attribute("#python-status", "data-start") == "fresh"
+    assert results(fallback) == fresh
+    assert kept(fallback)["key"] == good["key"]
+    assert visit(context, site, "ai-eval/").get_attribute("#python-status", "data-start") == "snapshot"
+
+
 def test_a_pyodide_without_the_snapshot_option_starts_afresh_every_time(context, dist, tmp_path):
     """Pyodide's snapshot API is private: a version without ``makeMemorySnapshot`` must still start."""
     older = tmp_path / "dist"
@@ -141,11 +163,16 @@ def test_a_pyodide_without_the_snapshot_option_starts_afresh_every_time(context,
         first = visit(context, served, "explorer/")
         assert first.get_attribute("#python-status", "data-start") == "fresh"
         fresh = results(first)
-        time.sleep(2)  # time enough to store a snapshot, had one been taken (about 1 s on a loaded machine)
+        deadline = time.monotonic() + 60
+        while first.evaluate(HINT) is None and time.monotonic() < deadline:
+            time.sleep(0.25)
+        assert first.evaluate(HINT)["kept"] is False  # noted, so later visits do not try again
         assert first.evaluate(STORED, "python") is None
         again = visit(context, served, "explorer/")
         assert again.get_attribute("#python-status", "data-start") == "fresh"
         assert results(again) == fresh
+        time.sleep(2)  # time enough for start.js to start a snapshot's worker, had it wanted one
+        assert len(again.workers) == 1
     finally:
         served.server.shutdown()
         served.server.server_close()

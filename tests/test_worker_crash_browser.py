@@ -11,6 +11,8 @@ from __future__ import annotations
 import pytest
 from test_eval_browser import ANTHROPIC, FakeAnthropic, open_eval, wait_run_end
 
+from conftest import python_worker
+
 pytestmark = pytest.mark.browser
 
 THROW_IN_WORKER = "() => { setTimeout(() => { throw new Error('a fault in the worker'); }); }"
@@ -24,7 +26,7 @@ def test_a_crash_after_boot_rejects_the_waiting_run_and_says_to_reload(context, 
     page.click("#start-run")
     page.wait_for_selector("#case-status [data-case='C01'][data-state='asking']")
     assert page.is_disabled("#start-run")
-    (worker,) = page.workers
+    worker = python_worker(page)
     worker.evaluate(THROW_IN_WORKER)
 
     status = wait_run_end(page, 20_000)  # the waiting call is rejected, so the buttons come back

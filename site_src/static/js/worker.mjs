@@ -58,40 +58,33 @@ async function start(options, archives) {
   return started;
 }
 
-/**
- * The memory snapshot of a fresh start, or null where this Pyodide has no such option or cannot
- * take one. Taken before the worker's own JavaScript modules are registered and before any
- * visitor's call, so it holds nothing of theirs (no key, no log) and nothing it cannot restore.
- */
-function takeSnapshot(started) {
-  if (!snapshots.supported || typeof started.makeMemorySnapshot !== "function") return null;
-  try {
-    return started.makeMemorySnapshot();
-  } catch (error) {
-    console.warn(`No start-up snapshot: ${error.message}`);
-    return null;
-  }
+/** The key a snapshot is kept under: this Pyodide, standard library and wheels (DR-002). */
+const snapshotKey = (urls) => [pyodideVersion, RUNTIME.stdLibURL, ...urls].join("\n");
+
+/** The wheels' bytes, promised: fetched while Pyodide loads. A failed fetch is reported where it is awaited. */
+function fetchArchives(urls) {
+  const archives = urls.map(fetchBytes);
+  archives.forEach((archive) => archive.catch(() => {}));
+  return archives;
 }
 
 /**
- * Start Python from the snapshot this browser keeps, made by an earlier visit with the same
+ * Start Python from the snapshot this browser keeps, made after an earlier visit with the same
  * Pyodide, standard library and wheels (DR-002); otherwise, or when restoring fails, start it
- * afresh and take a new snapshot. Pyodide's snapshot options are private and experimental
- * (underscore-prefixed), hence every guard here.
+ * afresh. `hint` is what start.js read from local storage: the key of the snapshot kept, if any.
+ * Only a hint for this key looks in IndexedDB, so a first visit never opens it; the lookup and the
+ * decompression run while Pyodide fetches and compiles its WebAssembly, and loadPyodide rejects
+ * when either does. Pyodide's snapshot options are private and experimental (underscore-prefixed),
+ * hence every guard here.
  */
-async function startPython(urls) {
-  const key = [pyodideVersion, RUNTIME.stdLibURL, ...urls].join("\n");
-  const archives = urls.map(fetchBytes);
-  archives.forEach((archive) => archive.catch(() => {})); // a failed fetch is reported where it is awaited
-  const found = await snapshots.find(key, snapshots.PYTHON).catch((error) => {
-    console.warn(`The saved start-up snapshot could not be read (${error.message}); starting afresh.`);
-    return null;
-  });
-  performance.mark("snapshot-looked-up");
-  if (found) {
-    // Decompressed while Pyodide fetches and compiles its WebAssembly; loadPyodide awaits it and
-    // rejects when it does.
-    const snapshot = snapshots.bytes(found);
+async function startPython(urls, hint) {
+  const key = snapshotKey(urls);
+  const archives = fetchArchives(urls);
+  if (snapshots.supported && hint?.key === key && hint.kept) {
+    const snapshot = snapshots.find(key, snapshots.PYTHON).then((found) => {
+      if (!found) throw new Error("none is kept");
+      return snapshots.bytes(found);
+    });
     snapshot.catch(() => {});
     try {
       return { started: await start({ _loadSnapshot: snapshot }, archives), from: "snapshot", key };
@@ -100,14 +93,37 @@ async function startPython(urls) {
       await snapshots.remove(snapshots.PYTHON).catch(() => {});
     }
   }
-  const started = await start({ _makeSnapshot: true }, archives);
-  const snapshot = takeSnapshot(started);
-  performance.mark("snapshot-taken");
-  return { started, from: "fresh", key, keep: snapshot && (() => snapshots.write(key, snapshots.PYTHON, snapshot)) };
+  return { started: await start({}, archives), from: "fresh", key };
 }
 
-async function boot({ pyapp, wheels }) {
-  const { started, from, key, keep } = await startPython([...wheels, pyapp]);
+/**
+ * Make and keep the memory snapshot of a fresh start, in a worker of its own that start.js runs
+ * once the page's worker is ready, so no visitor waits for it (DR-002). It starts Python exactly
+ * as the page's worker does and takes the snapshot before registering any JavaScript module or
+ * answering any call, so the snapshot holds nothing of the visitor's (no key, no log) and nothing
+ * it cannot restore. Answers `{type: "snapshot", key, kept}`, `kept` false where this Pyodide or
+ * browser cannot make one, or a `snapshot-error`.
+ */
+async function makeSnapshot({ pyapp, wheels }) {
+  const urls = [...wheels, pyapp];
+  const key = snapshotKey(urls);
+  try {
+    let kept = snapshots.supported && Boolean(await snapshots.find(key, snapshots.PYTHON)); // another tab's
+    if (snapshots.supported && !kept) {
+      const started = await start({ _makeSnapshot: true }, fetchArchives(urls));
+      if (typeof started.makeMemorySnapshot === "function") {
+        await snapshots.write(key, snapshots.PYTHON, started.makeMemorySnapshot());
+        kept = true;
+      }
+    }
+    self.postMessage({ type: "snapshot", key, kept });
+  } catch (error) {
+    self.postMessage({ type: "snapshot-error", message: String(error.message || error) });
+  }
+}
+
+async function boot({ pyapp, wheels, snapshot }) {
+  const { started, from, key } = await startPython([...wheels, pyapp], snapshot);
   pyodide = started;
   pyodide.registerJsModule("kdt_audit_store", auditStore);
   pyodide.registerJsModule("kdt_worker", {
@@ -139,11 +155,13 @@ async function boot({ pyapp, wheels }) {
   });
   browser = pyodide.pyimport("pyapp.browser");
   if (from === "snapshot") browser.after_restore();
-  const ready = { ...JSON.parse(browser.hello()), start: from };
+  // start.js makes a snapshot after a fresh start, unless this build's Pyodide or browser cannot.
+  const wanted = from === "fresh" && snapshots.supported && !(snapshot?.key === key && !snapshot.kept);
+  const ready = { ...JSON.parse(browser.hello()), start: from, snapshot: wanted ? "wanted" : "none" };
   performance.mark("ready");
   // Each step's time since the epoch, so the page can place it on its own timeline (benchmarks read it).
   ready.marks = performance.getEntriesByType("mark").map((mark) => [mark.name, performance.timeOrigin + mark.startTime]);
-  return { ready, keep };
+  return ready;
 }
 
 /**
@@ -151,22 +169,18 @@ async function boot({ pyapp, wheels }) {
  * message to wait for, which arrived 19 to 39 ms after the module ran (DR-002).
  */
 async function init(files) {
+  if (files.task === "snapshot") return makeSnapshot(files);
   performance.mark("init");
   const problem = await webAssemblyProblem();
   if (problem) {
     self.postMessage({ type: "boot-error", message: problem });
     return;
   }
-  let booted;
   try {
-    booted = await boot(files);
+    self.postMessage({ type: "ready", ...(await boot(files)) });
   } catch (error) {
     self.postMessage({ type: "boot-error", message: String(error.message || error) });
-    return;
   }
-  self.postMessage({ type: "ready", ...booted.ready });
-  // Compressed and stored after "ready", off the visitor's wait; a later visit starts from it.
-  await booted.keep?.().catch((error) => console.warn(`The start-up snapshot was not kept: ${error.message}`));
 }
 
 self.addEventListener("message", async (event) => {
