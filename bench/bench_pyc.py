@@ -7,7 +7,7 @@ Builds the site and adds two bare pages beside it: a worker that only calls
 site's precompiled one. Each run visits all four targets in turn (the order rotates
 between runs), each in a fresh on-disk Chromium profile: "cold" is the first visit,
 "warm" a new tab in the same profile. Prints min / median / max, the ratios of
-the medians, site / bare, the machine's load average before and after, and for the site's pages
+the medians, site / bare, the machine's load average before and after, and for every target
 the worker's steps (from its performance marks): where the time beyond a bare page goes.
 With ``--before``, a dist/ built by an earlier version is served too and its pages are timed in
 the same turns.
@@ -45,8 +45,11 @@ BARE_PAGE = """<!doctype html>
 # The page's status element and performance mark, as the site's python.mjs sets them.
 BARE_SCRIPT = """
 const worker = new Worker(new URL("bare-worker.mjs" + location.search, import.meta.url), { type: "module" });
-worker.onmessage = () => {
+worker.onmessage = (event) => {
   performance.mark("python-ready");
+  for (const [name, epochMs] of event.data) {
+    performance.mark(`worker:${name}`, { startTime: epochMs - performance.timeOrigin });
+  }
   const status = document.getElementById("python-status");
   status.dataset.state = "ready";
   status.textContent = "Python ready";
@@ -56,12 +59,16 @@ worker.onmessage = () => {
 PYODIDE = build.pyodide_folder(build.ROOT / "node_modules" / "pyodide")
 BARE_WORKER = """
 import { loadPyodide } from "./PYODIDE/pyodide.mjs";
+performance.mark("worker-evaluated");
 const stdlib = new URL(import.meta.url).searchParams.get("stdlib");
 await loadPyodide({
   indexURL: new URL("./PYODIDE/", import.meta.url).href,
   ...(stdlib ? { stdLibURL: new URL(stdlib, import.meta.url).href } : {}),
 });
-self.postMessage("ready");
+performance.mark("pyodide-loaded");
+// The steps' times since the epoch, as the site's worker sends them.
+const marks = performance.getEntriesByType("mark");
+self.postMessage(marks.map((mark) => [mark.name, performance.timeOrigin + mark.startTime]));
 """
 
 TARGETS = {
@@ -75,8 +82,7 @@ VISITS = ("cold", "warm")
 BARE_FILES = {"bare.html": BARE_PAGE, "bare.mjs": BARE_SCRIPT,
               "bare-worker.mjs": BARE_WORKER.replace("PYODIDE", PYODIDE)}
 # The worker's performance marks in order (site_src/static/js/worker.mjs); each step ends at its mark.
-STEPS = ("worker-evaluated", "init", "snapshot-looked-up", "pyodide-loaded", "wheels-unpacked", "pyapp-imported",
-         "snapshot-taken", "ready")
+STEPS = ("worker-evaluated", "init", "pyodide-loaded", "wheels-unpacked", "pyapp-imported", "ready")
 
 
 def step_times(marks: dict[str, float], ready: float) -> dict[str, float]:
@@ -129,7 +135,7 @@ def main() -> None:
                 ms, received = visit(context, url, marks)
                 if marks.get("start"):
                     print(f"  note: {target} {visit_kind} started from a snapshot")
-                for step, took in step_times(marks, ms).items() if "worker:ready" in marks else ():
+                for step, took in step_times(marks, ms).items():
                     steps[target, visit_kind].setdefault(step, []).append(took)
                 times[target, visit_kind].append(ms)
                 kilobytes[target, visit_kind].append(received / 1e3)
@@ -147,7 +153,7 @@ def main() -> None:
             stock = median[page, visit_kind] / median["bare, stock stdlib", visit_kind]
             precompiled = median[page, visit_kind] / median["bare, precompiled stdlib", visit_kind]
             print(f"  {visit_kind:5} {page:18} / bare stock {stock:.2f}   / bare precompiled {precompiled:.2f}")
-    print("the site's worker, ms per step (min / median / max); each step ends at its mark")
+    print("the worker, ms per step (min / median / max); each step ends at its mark (a bare page has two)")
     for (target, visit_kind), by_step in steps.items():
         for step, took in by_step.items():
             print(f"  {visit_kind:5} {target:18} {step:22} {summary(took)}")
