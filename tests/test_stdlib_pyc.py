@@ -117,11 +117,14 @@ def test_pyodide_imports_the_bytecode_and_pyapp_answers_as_on_cpython(tmp_path, 
 @pytest.mark.parametrize("path", ["explorer/", "ai-eval/"], ids=["explorer", "ai-eval"])
 def test_page_worker_boots_from_the_precompiled_stdlib(watched, site, dist, path):
     requested = []
-    watched.context.on("requestfinished", lambda request: requested.append(request.url))
+    # Not the service worker's: registered at "Python ready", it keeps the same file under its plain name (DR-002).
+    watched.context.on("requestfinished",
+                       lambda request: request.service_worker is None and requested.append(request.url))
     watched.page.goto(site.url + path)
     watched.page.wait_for_selector("#python-status[data-state='ready']", timeout=90_000)
     stdlibs = [url.removeprefix(site.url) for url in requested if "python_stdlib" in url]
-    assert stdlibs == [f"{STDLIB_PYC}?v={build.content_hash((dist / STDLIB_PYC).read_bytes())}"]
+    # The worker that makes the start-up snapshot, once the page is idle, may ask for the same URL.
+    assert set(stdlibs) == {f"{STDLIB_PYC}?v={build.content_hash((dist / STDLIB_PYC).read_bytes())}"}
 
 
 # The sample run from the site's wheels, with where pyapp's modules came from and the bytecode's magic number.
