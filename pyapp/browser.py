@@ -9,6 +9,7 @@ CPython.
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import json
 import platform
@@ -39,6 +40,23 @@ def after_restore() -> None:
     import random
 
     random.seed()
+
+
+# Every pyapp module an operation below imports on its first call. The worker that makes the
+# start-up snapshot imports them all before taking it, so a visit restored from it skips those
+# imports (DR-002); tests/test_orchestration.py checks the list against this file.
+OPERATION_MODULES = (
+    "agreement", "agreement_tables", "audit", "baseline", "client", "configurations", "cost", "evalset",
+    "experiment", "experiment_page", "explorer", "export", "log_checkpoint", "own_cases", "page_content",
+    "plans", "providers", "rating", "reject_rules", "repeat_report", "report", "rubric", "runner", "runs",
+    "strict_json", "walkthrough",
+)
+
+
+def import_operation_modules() -> None:
+    """Import ``OPERATION_MODULES``: none of them touches the browser when imported."""
+    for name in OPERATION_MODULES:
+        importlib.import_module(f"{__package__}.{name}")
 
 
 def after_answer() -> None:

@@ -7,7 +7,10 @@ Python, not at a browser.
 
 from __future__ import annotations
 
+import ast
 import json
+import sys
+from pathlib import Path
 
 import pytest
 from test_run_faults import KEY, SETTINGS, Provider, answer
@@ -224,3 +227,17 @@ def test_after_restore_draws_a_new_random_state():
     snapshot_state = random.getstate()
     browser.after_restore()
     assert random.getstate() != snapshot_state
+
+
+def test_the_snapshot_imports_every_module_an_operation_imports():
+    """OPERATION_MODULES is exactly the pyapp modules imported inside browser.py's functions (DR-002)."""
+    source = Path(browser.__file__).read_text(encoding="utf-8")
+    inside = {
+        alias.name if node.module is None else node.module
+        for function in ast.walk(ast.parse(source)) if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        for node in ast.walk(function) if isinstance(node, ast.ImportFrom) and node.level == 1
+        for alias in node.names
+    }
+    assert set(browser.OPERATION_MODULES) == inside
+    browser.import_operation_modules()
+    assert all(f"pyapp.{name}" in sys.modules for name in browser.OPERATION_MODULES)

@@ -99,9 +99,9 @@ async function startPython(urls, hint) {
 /**
  * Make and keep the memory snapshot of a fresh start, in a worker of its own that start.js runs
  * once the page's worker is ready, so no visitor waits for it (DR-002). It starts Python exactly
- * as the page's worker does and takes the snapshot before registering any JavaScript module or
- * answering any call, so the snapshot holds nothing of the visitor's (no key, no log) and nothing
- * it cannot restore. Answers `{type: "snapshot", key, kept}`, `kept` false where this Pyodide or
+ * as the page's worker does, imports every module the operations import, and takes the snapshot
+ * before registering any JavaScript module or answering any call, so the snapshot holds nothing of
+ * the visitor's (no key, no log) and nothing it cannot restore. Answers `{type: "snapshot", key, kept}`, `kept` false where this Pyodide or
  * browser cannot make one, or a `snapshot-error`.
  */
 async function makeSnapshot({ pyapp, wheels }) {
@@ -111,6 +111,8 @@ async function makeSnapshot({ pyapp, wheels }) {
     let kept = snapshots.supported && Boolean(await snapshots.find(key, snapshots.PYTHON)); // another tab's
     if (snapshots.supported && !kept) {
       const started = await start({ _makeSnapshot: true }, fetchArchives(urls));
+      // What the operations import on their first call, so a restored visit skips it.
+      started.runPython("pyapp.browser.import_operation_modules()");
       if (typeof started.makeMemorySnapshot === "function") {
         await snapshots.write(key, snapshots.PYTHON, started.makeMemorySnapshot());
         kept = true;
