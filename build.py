@@ -869,6 +869,7 @@ class Renderer:
         self.hashes = {path: digest[:12] for path, digest in (digests or {}).items()}  # static path -> content hash
         self.origins: dict[tuple[str, str], Origin] = {}  # (page url, link as written) -> template line
         self.lines: dict[tuple[jinja2.Template, int], int] = {}  # (template, compiled code's line) -> its line
+        self.paths: dict[str, str] = {}  # template file -> its path in the project
         self.problems: list[Problem] = []
 
     def caller(self, page: Page | None, written: str) -> Origin:
@@ -905,9 +906,11 @@ class Renderer:
             self.hashes[path] = content_hash(self.static[path])
         return self.hashes[path]
 
-    @functools.cache  # noqa: B019 (one renderer per build)
     def template_path(self, filename: str) -> str:
-        return Path(filename).resolve().relative_to(self.root.resolve()).as_posix()
+        """A template file's path in the project, resolved once a build."""
+        if filename not in self.paths:
+            self.paths[filename] = Path(filename).resolve().relative_to(self.root.resolve()).as_posix()
+        return self.paths[filename]
 
     def render(self, template: str | Page, url: str, **context) -> str:
         """Render a template file by name, or a template page's own body."""
