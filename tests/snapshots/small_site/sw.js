@@ -4,25 +4,25 @@
 "use strict";
 
 const FILES = {
- "ai-eval/index.html": "b45c63fe119e",
+ "ai-eval/index.html": "a6b7f0f7e503",
  "app/small_site-0.1-py3-none-any.whl": "7429e83d59a0",
- "decisions/DR-001/index.html": "2175edb59eae",
- "decisions/DR-002/index.html": "433ea596c866",
+ "decisions/DR-001/index.html": "317e9a69014a",
+ "decisions/DR-002/index.html": "a99a0788648d",
  "decisions/feed.xml": "cac584946cdd",
- "decisions/index.html": "0a1d0f97126f",
+ "decisions/index.html": "8085e66034b7",
  "decisions/src/DR-001-first.md": "f4ecfbb8f70b",
  "decisions/src/DR-002-second.md": "5f3e0cf1f76a",
- "experiments/index.html": "95912d1c6f1d",
- "explorer/index.html": "0d0b5dad3cfc",
- "index.html": "9ba5ac737f0f",
+ "experiments/index.html": "8dd160caf2d5",
+ "explorer/index.html": "92d8dcb50655",
+ "index.html": "19cf48756946",
  "pyodide/0.0.1/pyodide-lock.json": "91cd3bc2321f",
  "pyodide/0.0.1/pyodide.asm.mjs": "56343b130bf7",
  "pyodide/0.0.1/pyodide.asm.wasm": "9022a4e37cb3",
  "pyodide/0.0.1/pyodide.mjs": "381569709b41",
- "static/css/site.css": "cec905bbb961",
+ "static/css/site.css": "2f1f2daaa75f",
  "static/js/start.js": "d4a56d7c2bb6"
 };
-const VERSION = "be0e5bd4014f";
+const VERSION = "0ab58d898e8d";
 const ROOT = new URL("./", self.location.href).href; // sw.js sits at the site's root
 // One cache per version and per site: two copies of the site on one host keep their own.
 const PREFIX = `kd-tree-explorer ${ROOT} `;
