@@ -7,8 +7,9 @@ Debian's Chromium. "Cold" is a fresh on-disk profile; "warm" is a new tab in a
 profile that has loaded the page once, with the service worker blocked (the HTTP
 cache only). "Repeat" is a new tab once the service worker a first visit registered
 is active (DR-002), online and with the network cut; for those the server counts what
-it sends, so the browser's own check for a new sw.js is counted too. Prints min /
-median / max.
+it sends, so the browser's own check for a new sw.js is counted too, and how many of
+them Python started from the memory snapshot (kept only if a visit before stayed open
+long enough, DR-002). Prints min / median / max.
 """
 
 from __future__ import annotations
@@ -60,11 +61,13 @@ ACTIVE = "navigator.serviceWorker.ready.then((r) => new Promise((resolve) => r.a
          "resolve() : r.active.addEventListener('statechange', () => r.active.state === 'activated' && resolve())))"
 
 
-def repeat_visit(context, url: str, traffic: Traffic) -> tuple[float, int, int]:
-    """A new tab on ``url``; return (ms to Python ready, requests the server answered, bytes it sent)."""
+def repeat_visit(context, url: str, traffic: Traffic) -> tuple[float, int, int, bool]:
+    """A new tab on ``url``; return (ms to Python ready, requests the server answered, bytes it sent, whether
+    Python started from the memory snapshot: a visit before may have kept one, DR-002)."""
     traffic.reset()
-    ms, _ = visit(context, url)
-    return ms, len(traffic.requests), traffic.bytes
+    marks: dict[str, float] = {}
+    ms, _ = visit(context, url, marks)
+    return ms, len(traffic.requests), traffic.bytes, bool(marks["start"])
 
 
 def main() -> None:
@@ -108,9 +111,10 @@ def main() -> None:
             print(f"  {label:34} {summary(times)} ms   {summary(kilobytes)} kB")
         print("  repeat visits: requests the server answered and bytes it sent")
         for label, rows in repeats.items():
-            times = [t for t, _, _ in rows]
-            print(f"  {label:34} {summary(times)} ms   {summary([r for _, r, _ in rows])} requests   "
-                  f"{summary([b for _, _, b in rows])} B")
+            times = [t for t, _, _, _ in rows]
+            print(f"  {label:34} {summary(times)} ms   {summary([r for _, r, _, _ in rows])} requests   "
+                  f"{summary([b for _, _, b, _ in rows])} B   "
+                  f"{sum(started for *_, started in rows)} of {len(rows)} from the snapshot")
         print(f"  what the server answered on the last online repeat visit: {online_requests}")
 
 
