@@ -101,8 +101,8 @@ async function startPython(urls, hint) {
  * once the page's worker is ready, so no visitor waits for it (DR-002). It starts Python exactly
  * as the page's worker does, imports every module the operations import, and takes the snapshot
  * before registering any JavaScript module or answering any call, so the snapshot holds nothing of
- * the visitor's (no key, no log) and nothing it cannot restore. Answers `{type: "snapshot", key, kept}`, `kept` false where this Pyodide or
- * browser cannot make one, or a `snapshot-error`.
+ * the visitor's (no key, no log) and nothing it cannot restore. Answers `{type: "snapshot", key,
+ * kept}`, `kept` false where this Pyodide or browser cannot make one, or a `snapshot-error`.
  */
 async function makeSnapshot({ pyapp, wheels }) {
   const urls = [...wheels, pyapp];
