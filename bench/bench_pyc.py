@@ -110,17 +110,23 @@ def profiles_in_turn(playwright, folder: Path, runs: int, names=tuple(TARGETS), 
             context.close()
 
 
+def with_before(before_dist: Path | None) -> dict[str, str]:
+    """TARGETS and, given a dist/ of an earlier version, that build's two pages, served on a port of their own."""
+    targets = dict(TARGETS)
+    if before_dist:
+        before = make_server(before_dist)
+        threading.Thread(target=before.serve_forever, daemon=True).start()
+        for page in ("/ai-eval/", "/explorer/"):
+            targets[f"{page} before"] = f"http://127.0.0.1:{before.server_address[1]}{page}"
+    return targets
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--before", type=Path, help="a dist/ of an earlier version, served too, its pages timed beside")
     args = parser.parse_args()
-    targets = dict(TARGETS)
-    if args.before:
-        before = make_server(args.before)
-        threading.Thread(target=before.serve_forever, daemon=True).start()
-        for page in ("/ai-eval/", "/explorer/"):
-            targets[f"{page} before"] = f"http://127.0.0.1:{before.server_address[1]}{page}"
+    targets = with_before(args.before)
     times: dict[tuple[str, str], list[float]] = {(t, v): [] for t in targets for v in VISITS}
     kilobytes: dict[tuple[str, str], list[float]] = {(t, v): [] for t in targets for v in VISITS}
     steps: dict[tuple[str, str], dict[str, list[float]]] = {(t, v): {} for t in targets for v in VISITS}

@@ -22,7 +22,6 @@ import os
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -30,10 +29,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from bench_pyc import BARE_FILES, TARGETS, profiles_in_turn  # noqa: E402
+from bench_pyc import BARE_FILES, profiles_in_turn, with_before  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from serve import make_server  # noqa: E402
 from served_site import build_and_serve  # noqa: E402
 from stats_util import summary  # noqa: E402
 
@@ -104,12 +102,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--before", type=Path, help="a dist/ of an earlier version, served too, its pages timed beside")
     args = parser.parse_args()
-    targets = dict(TARGETS)
-    if args.before:
-        before = make_server(args.before)
-        threading.Thread(target=before.serve_forever, daemon=True).start()
-        for page in ("/ai-eval/", "/explorer/"):
-            targets[f"{page} before"] = f"http://127.0.0.1:{before.server_address[1]}{page}"
+    targets = with_before(args.before)
     pages = [target for target in targets if not target.startswith("bare")]
     times: dict[str, list[float]] = {target: [] for target in targets}
     times.update({f"{page} fresh": [] for page in pages})
