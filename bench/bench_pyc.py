@@ -82,7 +82,7 @@ VISITS = ("cold", "warm")
 BARE_FILES = {"bare.html": BARE_PAGE, "bare.mjs": BARE_SCRIPT,
               "bare-worker.mjs": BARE_WORKER.replace("PYODIDE", PYODIDE)}
 # The worker's performance marks in order (site_src/static/js/worker.mjs); each step ends at its mark.
-STEPS = ("worker-evaluated", "init", "pyodide-loaded", "wheels-unpacked", "pyapp-imported", "ready")
+STEPS = ("worker-evaluated", "init", "pyodide-loaded", "wheels-on-path", "pyapp-imported", "ready")
 
 
 def step_times(marks: dict[str, float], ready: float) -> dict[str, float]:

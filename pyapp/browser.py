@@ -12,7 +12,7 @@ import functools
 import importlib
 import inspect
 import json
-import platform
+import sys
 from collections.abc import Callable
 
 from . import __version__
@@ -28,7 +28,7 @@ def op(function: Callable) -> Callable:
 
 
 def hello() -> str:
-    return json.dumps({"python": platform.python_version(), "pyapp": __version__})
+    return json.dumps({"python": ".".join(map(str, sys.version_info[:3])), "pyapp": __version__})
 
 
 def after_restore() -> None:

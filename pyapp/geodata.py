@@ -1,8 +1,9 @@
 """The business locations the explorer searches (DR-003).
 
-The data file sits next to this module (``data/businesses.csv``) so it is found
-the same way on CPython and under Pyodide, where the package is unpacked onto the
-virtual file system. Coordinates are (longitude, latitude) in degrees.
+The data file is package data (``data/businesses.csv``), read through
+``importlib.resources``: from the source tree on CPython, from the wheel itself under
+Pyodide, where the wheel's zip is on ``sys.path`` (DR-002). Coordinates are
+(longitude, latitude) in degrees.
 """
 
 from __future__ import annotations
@@ -10,9 +11,8 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
+from importlib.resources import files
 
-DATA_FILE = Path(__file__).resolve().parent / "data" / "businesses.csv"
 HEADER = ("id", "name", "category", "lon", "lat")
 
 # The box DR-003 promises every point lies in (min_lon, min_lat, max_lon, max_lat).
@@ -66,7 +66,7 @@ def parse_businesses(text: str) -> tuple[Business, ...]:
 @lru_cache(maxsize=1)
 def load_businesses() -> tuple[Business, ...]:
     """Every business in the committed data file, in file order (ascending id)."""
-    return parse_businesses(DATA_FILE.read_text(encoding="utf-8"))
+    return parse_businesses(files(__package__).joinpath("data", "businesses.csv").read_text(encoding="utf-8"))
 
 
 def bounding_box(points: tuple[Business, ...] | list[Business] | None = None) -> BBox:

@@ -1,6 +1,6 @@
 """Validating a model's answer against the published answer schema (DR-005).
 
-The schema file ``answer_schema.json`` sits next to this module; the site serves
+The schema file ``answer_schema.json`` is package data beside this module; the site serves
 the same file. Before the schema, every number must lie in JavaScript's exact-integer
 range and every text must be valid Unicode (:func:`pyapp.audit.hostile_values`): a
 number out of range is a schema mismatch, never an arithmetic error (DR-006).
@@ -13,19 +13,17 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from pathlib import Path
+from importlib.resources import files
 
 import fastjsonschema
 
 from pyapp.audit import hostile_values
 
-SCHEMA_FILE = Path(__file__).resolve().parent / "answer_schema.json"
-
 
 @lru_cache(maxsize=1)
 def schema_text() -> str:
     """The schema file's exact text."""
-    return SCHEMA_FILE.read_text(encoding="utf-8")
+    return files(__package__).joinpath("answer_schema.json").read_text(encoding="utf-8")
 
 
 def load_schema() -> dict:

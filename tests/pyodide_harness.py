@@ -2,8 +2,8 @@
 
 One boot, two places to run it: ``run_in_node`` runs a script in node (the tests), and
 ``BrowserPython`` runs code in a Web Worker in Debian's Chromium on the built site (the
-benchmarks). Both unpack the same wheels the way the worker does: pyapp's, built from
-pyproject.toml, and the vendored ones. Extra files (a benchmark's modules, an
+benchmarks). Both put the same wheels on ``sys.path`` the way the worker does, as zips:
+pyapp's, built from pyproject.toml, and the vendored ones. Extra files (a benchmark's modules, an
 export to read) go to Pyodide's home folder, which is on ``sys.path``.
 
     out = run_in_node("import json\\nfrom pyapp.stats import wilson\\njson.dumps(wilson(1, 2))", tmp_path)
@@ -32,9 +32,11 @@ PYODIDE = REPO / "node_modules" / "pyodide" / "pyodide.mjs"
 BOOT = """
 async function boot(loadPyodide, options, wheels, extras) {
   const py = await loadPyodide(options);
-  for (const wheel of wheels) py.unpackArchive(wheel, "wheel");
+  py.FS.mkdirTree("/lib/wheels");
+  const paths = wheels.map(([name]) => "/lib/wheels/" + name);
+  wheels.forEach(([, bytes], i) => py.FS.writeFile(paths[i], bytes));
   for (const [name, bytes] of extras) py.FS.writeFile("/home/pyodide/" + name, bytes);
-  py.runPython("import sys; sys.path.insert(0, '/home/pyodide')");
+  py.runPython(`import sys\nsys.path[:0] = ["/home/pyodide", *${JSON.stringify(paths)}]`);
   return py;
 }
 """
@@ -44,7 +46,8 @@ import { loadPyodide } from %(pyodide)s;
 import { readFileSync } from "node:fs";
 const read = (path) => new Uint8Array(readFileSync(path));
 const extras = %(extras)s.map(([name, path]) => [name, read(path)]);
-const py = await boot(loadPyodide, %(options)s, %(wheels)s.map(read), extras);
+const wheels = %(wheels)s.map((path) => [path.split("/").pop(), read(path)]);
+const py = await boot(loadPyodide, %(options)s, wheels, extras);
 process.stdout.write(String(py.runPython(readFileSync(%(script)s, "utf8"))));
 """
 
@@ -53,7 +56,7 @@ import { loadPyodide } from "./%(pyodide)s/pyodide.mjs";
 const bytes = async (url) => new Uint8Array(await (await fetch(url)).arrayBuffer());
 const ready = (async () => boot(
   loadPyodide, { indexURL: new URL("./%(pyodide)s/", import.meta.url).href },
-  await Promise.all(%(wheels)s.map(bytes)),
+  await Promise.all(%(wheels)s.map(async (path) => [path.split("/").pop(), await bytes(path)])),
   await Promise.all(%(extras)s.map(async (name) => [name, await bytes("harness-extra/" + name)])),
 ))();
 
@@ -82,7 +85,7 @@ def pyodide_available() -> bool:
 
 
 def site_wheels() -> dict[str, bytes]:
-    """The wheels the site's worker unpacks, by file name: pyapp's and the vendored ones."""
+    """The wheels the site's worker puts on sys.path, by file name: pyapp's and the vendored ones."""
     name, wheel = build_wheel(REPO)
     return {name: wheel} | {path.name: path.read_bytes() for path in sorted((REPO / "vendor").glob("*.whl"))}
 

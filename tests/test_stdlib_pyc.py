@@ -142,7 +142,9 @@ def test_site_wheels_hold_pyodides_bytecode_in_place_of_the_sources_and_answer_a
     for argv, output in zip(CLI_SAMPLE, result["outputs"], strict=True):
         expected = subprocess.run([sys.executable, "-m", "pyapp", *argv], capture_output=True, text=True, check=True)
         assert output == expected.stdout, argv
-    assert result["pyapp"] and all(path.startswith("/home/pyodide/pyapp/") and path.endswith(".pyc")
+    # Imported from the wheel's zip on sys.path, as the worker does (DR-002).
+    pyapp_wheel = next(name for name in wheels if name.startswith("kd_tree_explorer-"))
+    assert result["pyapp"] and all(path.startswith(f"/lib/wheels/{pyapp_wheel}/pyapp/") and path.endswith(".pyc")
                                    for path in result["pyapp"])
     assert len(wheels) >= 2
     for name, data in wheels.items():

@@ -42,17 +42,27 @@ const RUNTIME = {
   stdLibURL: new URL("../../PYODIDE_FOLDER/python_stdlib.pyc.zip?v=STDLIB_PYC_HASH", import.meta.url).href,
 };
 
+/** Where the wheels are written: each zip goes on sys.path as it is (DR-002). */
+const WHEELS = "/lib/wheels";
+
 /**
- * Pyodide with the wheels unpacked and pyapp.browser imported: the state a memory snapshot holds.
- * `archives` are the wheels' bytes, promised: fetched while Pyodide loads.
+ * Pyodide with the wheels on sys.path and pyapp.browser imported: the state a memory snapshot holds.
+ * `archives` are the wheels, their bytes promised: fetched while Pyodide loads.
  */
 async function start(options, archives) {
   const started = await loadPyodide({ ...RUNTIME, ...options });
   performance.mark("pyodide-loaded");
-  // pyapp is a wheel too, built from pyproject.toml (DR-002); each unpacks into the working folder, on sys.path.
-  // A restored snapshot has the modules imported but not the files (pyapp reads its data files), so always.
-  for (const archive of archives) started.unpackArchive(await archive, "wheel");
-  performance.mark("wheels-unpacked");
+  // pyapp is a wheel too, built from pyproject.toml (DR-002). Python imports from each wheel's zip
+  // (zipimport), so nothing is unpacked. A restored snapshot has the modules imported and the paths
+  // on sys.path but not the files (pyapp reads its data files from the zip), so always write them.
+  started.FS.mkdirTree(WHEELS);
+  const paths = [];
+  for (const { name, bytes } of archives) {
+    paths.push(`${WHEELS}/${name}`);
+    started.FS.writeFile(paths.at(-1), new Uint8Array(await bytes));
+  }
+  started.runPython(`import sys\nsys.path[:0] = [p for p in ${JSON.stringify(paths)} if p not in sys.path]`);
+  performance.mark("wheels-on-path");
   started.runPython("import pyapp.browser");
   performance.mark("pyapp-imported");
   return started;
@@ -61,11 +71,13 @@ async function start(options, archives) {
 /** The key a snapshot is kept under: this Pyodide, standard library and wheels (DR-002). */
 const snapshotKey = (urls) => [pyodideVersion, RUNTIME.stdLibURL, ...urls].join("\n");
 
-/** The wheels' bytes, promised: fetched while Pyodide loads. A failed fetch is reported where it is awaited. */
+/** Each wheel's file name and its bytes, promised: fetched while Pyodide loads. A failed fetch is reported where it is awaited. */
 function fetchArchives(urls) {
-  const archives = urls.map(fetchBytes);
-  archives.forEach((archive) => archive.catch(() => {}));
-  return archives;
+  return urls.map((url) => {
+    const bytes = fetchBytes(url);
+    bytes.catch(() => {});
+    return { name: new URL(url).pathname.split("/").pop(), bytes };
+  });
 }
 
 /**
