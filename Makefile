@@ -62,12 +62,13 @@ $(VENV)/.bench-deps: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e '.[test,bench]'
 	touch $@ $(VENV)/.test-deps $(VENV)/.site-deps
 
-bench: $(VENV)/.bench-deps node_modules/.package-lock.json chromium engines
+bench: $(VENV)/.bench-deps node_modules/.package-lock.json chromium nginx engines
 	$(PY) bench/bench_build.py
 	$(PY) bench/bench_compression.py
 	$(PY) bench/bench_mkdocs.py
 	$(PY) bench/bench_boot.py --runs 5
 	$(PY) bench/bench_pyc.py --runs 5
+	$(PY) bench/bench_pyc.py --runs 5 --server nginx
 	$(PY) bench/bench_snapshot.py --runs 5
 	$(PY) bench/bench_engines.py --runs 3
 	$(PY) bench/bench_kdtree.py --queries 500

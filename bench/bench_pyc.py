@@ -1,6 +1,6 @@
 """Time to "Python ready": the site's pages against bare Pyodide pages, stock and precompiled stdlib (DR-002).
 
-    python bench/bench_pyc.py [--runs 5] [--before OLD_DIST]
+    python bench/bench_pyc.py [--runs 5] [--before OLD_DIST] [--server builtin|nginx]
 
 Builds the site and adds two bare pages beside it: a worker that only calls
 ``loadPyodide``, once with Pyodide's stock ``python_stdlib.zip`` and once with the
@@ -10,7 +10,9 @@ between runs), each in a fresh on-disk Chromium profile: "cold" is the first vis
 the medians, site / bare, the machine's load average before and after, and for every target
 the worker's steps (from its performance marks): where the time beyond a bare page goes.
 With ``--before``, a dist/ built by an earlier version is served too and its pages are timed in
-the same turns.
+the same turns. ``--server nginx`` serves everything with Debian's nginx and the README's server
+block (compressed, in a process of its own) instead of the development server, which runs in this
+process and sends every file uncompressed.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ import os
 import statistics
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -32,8 +33,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 import build  # noqa: E402
 from bench_boot import visit  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from serve import make_server  # noqa: E402
-from served_site import build_and_serve  # noqa: E402
+from served_site import SERVERS, build_and_serve, serve  # noqa: E402
 from stats_util import summary  # noqa: E402
 
 BARE_PAGE = """<!doctype html>
@@ -110,14 +110,13 @@ def profiles_in_turn(playwright, folder: Path, runs: int, names=tuple(TARGETS), 
             context.close()
 
 
-def with_before(before_dist: Path | None) -> dict[str, str]:
+def with_before(before_dist: Path | None, server: str = "builtin") -> dict[str, str]:
     """TARGETS and, given a dist/ of an earlier version, that build's two pages, served on a port of their own."""
     targets = dict(TARGETS)
     if before_dist:
-        before = make_server(before_dist)
-        threading.Thread(target=before.serve_forever, daemon=True).start()
-        for page in ("/ai-eval/", "/explorer/"):
-            targets[f"{page} before"] = f"http://127.0.0.1:{before.server_address[1]}{page}"
+        origin = serve(before_dist, server)
+        for page in ("ai-eval/", "explorer/"):
+            targets[f"/{page} before"] = origin + page
     return targets
 
 
@@ -125,14 +124,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--before", type=Path, help="a dist/ of an earlier version, served too, its pages timed beside")
+    parser.add_argument("--server", choices=SERVERS, default="builtin",
+                        help="the development server, or Debian's nginx with the README's server block")
     args = parser.parse_args()
-    targets = with_before(args.before)
+    targets = with_before(args.before, args.server)
     times: dict[tuple[str, str], list[float]] = {(t, v): [] for t in targets for v in VISITS}
     kilobytes: dict[tuple[str, str], list[float]] = {(t, v): [] for t in targets for v in VISITS}
     steps: dict[tuple[str, str], dict[str, list[float]]] = {(t, v): {} for t in targets for v in VISITS}
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as playwright:
-        origin = build_and_serve(Path(tmp), BARE_FILES)
+        origin = build_and_serve(Path(tmp), BARE_FILES, server=args.server)
         # Service workers blocked: "warm" is the HTTP cache for the site as for the bare page.
         for target, context in profiles_in_turn(playwright, Path(tmp), args.runs, targets, service_workers="block"):
             for visit_kind in VISITS:
@@ -146,7 +147,7 @@ def main() -> None:
                 times[target, visit_kind].append(ms)
                 kilobytes[target, visit_kind].append(received / 1e3)
     load_after = os.getloadavg()
-    print(f"load average (1, 5, 15 min) before {load_before}, after {load_after}")
+    print(f"served by {args.server}; load average (1, 5, 15 min) before {load_before}, after {load_after}")
     print(f"navigation to 'Python ready', ms and kB received (min / median / max), {args.runs} runs, turns taken")
     for visit_kind in VISITS:
         for target in targets:

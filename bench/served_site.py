@@ -1,12 +1,22 @@
-"""The built site served on 127.0.0.1 for the browser benchmarks: one way to set it up."""
+"""The built site served on 127.0.0.1 for the browser benchmarks: one way to set it up.
+
+Two servers: the development server (``serve.py``) in a thread of the benchmark, or Debian's nginx in a
+process of its own with the README's server block, so the files go out compressed as a host sends them.
+"""
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
 import threading
 from pathlib import Path
 
 import build
+from nginx_server import Nginx, readme_server_block
 from serve import SiteHandler, make_server
+
+SERVERS = ("builtin", "nginx")
 
 
 class Traffic:
@@ -44,17 +54,30 @@ def counting_handler(traffic: Traffic) -> type[SiteHandler]:
     return CountingHandler
 
 
-def build_and_serve(folder: Path, extra_files: dict[str, str] | None = None, traffic: Traffic | None = None) -> str:
+def serve(dist: Path, server: str = "builtin", handler: type[SiteHandler] = SiteHandler) -> str:
+    """Serve ``dist`` until the benchmark process ends, with ``server`` (one of SERVERS); return its origin URL."""
+    if server == "nginx":
+        prefix = Path(tempfile.mkdtemp(prefix="bench-nginx-"))
+        nginx = Nginx(readme_server_block(), dist, prefix)
+        atexit.register(shutil.rmtree, prefix, ignore_errors=True)
+        atexit.register(nginx.stop)
+        return nginx.origin + "/"
+    httpd = make_server(dist, handler=handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{httpd.server_address[1]}/"
+
+
+def build_and_serve(folder: Path, extra_files: dict[str, str] | None = None, traffic: Traffic | None = None,
+                    server: str = "builtin") -> str:
     """Build the site into ``folder/dist``, add ``extra_files`` (name -> text), serve it; return its origin URL.
 
-    With ``traffic``, the server notes there what it sends. The server runs in a daemon thread until the
-    benchmark process ends.
+    With ``traffic``, the development server notes there what it sends. The server runs until the benchmark
+    process ends.
     """
+    if traffic is not None and server != "builtin":
+        raise ValueError("only the development server counts its traffic")
     dist = folder / "dist"
     build.build(dist=dist)
     for name, text in (extra_files or {}).items():
         (dist / name).write_text(text, encoding="utf-8")
-    handler = SiteHandler if traffic is None else counting_handler(traffic)
-    server = make_server(dist, handler=handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_address[1]}/"
+    return serve(dist, server, SiteHandler if traffic is None else counting_handler(traffic))
