@@ -46,11 +46,16 @@ const RUNTIME = {
 const WHEELS = "/lib/wheels";
 
 /**
- * Pyodide with the wheels on sys.path and pyapp.browser imported: the state a memory snapshot holds.
- * `archives` are the wheels, their bytes promised: fetched while Pyodide loads.
+ * Pyodide with the wheels at `urls` on sys.path and pyapp.browser imported: the state a memory snapshot
+ * holds. The wheels are fetched while Pyodide loads, but asked for only once Pyodide has asked for its
+ * own files (they go out within its first microtasks): a first visit needs those first (DR-002).
  */
-async function start(options, archives) {
-  const started = await loadPyodide({ ...RUNTIME, ...options });
+async function start(options, urls) {
+  const loading = loadPyodide({ ...RUNTIME, ...options });
+  loading.catch(() => {}); // awaited below
+  await new Promise((resolve) => setTimeout(resolve));
+  const archives = fetchArchives(urls);
+  const started = await loading;
   performance.mark("pyodide-loaded");
   // pyapp is a wheel too, built from pyproject.toml (DR-002). Python imports from each wheel's zip
   // (zipimport), so nothing is unpacked. A restored snapshot has the modules imported and the paths
@@ -91,7 +96,6 @@ function fetchArchives(urls) {
  */
 async function startPython(urls, hint) {
   const key = snapshotKey(urls);
-  const archives = fetchArchives(urls);
   if (snapshots.supported && hint?.key === key && hint.kept) {
     const snapshot = snapshots.find(key, snapshots.PYTHON).then((found) => {
       if (!found) throw new Error("none is kept");
@@ -99,13 +103,13 @@ async function startPython(urls, hint) {
     });
     snapshot.catch(() => {});
     try {
-      return { started: await start({ _loadSnapshot: snapshot }, archives), from: "snapshot", key };
+      return { started: await start({ _loadSnapshot: snapshot }, urls), from: "snapshot", key };
     } catch (error) {
       console.warn(`The saved start-up snapshot could not be restored (${error.message}); starting afresh.`);
       await snapshots.remove(snapshots.PYTHON).catch(() => {});
     }
   }
-  return { started: await start({}, archives), from: "fresh", key };
+  return { started: await start({}, urls), from: "fresh", key };
 }
 
 /**
@@ -122,7 +126,7 @@ async function makeSnapshot({ pyapp, wheels }) {
   try {
     let kept = snapshots.supported && Boolean(await snapshots.find(key, snapshots.PYTHON)); // another tab's
     if (snapshots.supported && !kept) {
-      const started = await start({ _makeSnapshot: true }, fetchArchives(urls));
+      const started = await start({ _makeSnapshot: true }, urls);
       // What the operations import on their first call, so a restored visit skips it.
       started.runPython("pyapp.browser.import_operation_modules()");
       if (typeof started.makeMemorySnapshot === "function") {
