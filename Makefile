@@ -68,7 +68,7 @@ bench: $(VENV)/.bench-deps node_modules/.package-lock.json chromium nginx engine
 	$(PY) bench/bench_mkdocs.py
 	$(PY) bench/bench_boot.py --runs 5
 	$(PY) bench/bench_pyc.py --runs 5
-	$(PY) bench/bench_pyc.py --runs 5 --server nginx
+	$(PY) bench/bench_pyc.py --runs 12 --server nginx
 	$(PY) bench/bench_snapshot.py --runs 5
 	$(PY) bench/bench_engines.py --runs 3
 	$(PY) bench/bench_kdtree.py --queries 500

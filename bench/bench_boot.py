@@ -2,14 +2,15 @@
 
     python bench/bench_boot.py [--runs 5]
 
-Builds the site, serves it on 127.0.0.1 with the built-in server, and drives
-Debian's Chromium. "Cold" is a fresh on-disk profile; "warm" is a new tab in a
-profile that has loaded the page once, with the service worker blocked (the HTTP
-cache only). "Repeat" is a new tab once the service worker a first visit registered
-is active (DR-002), online and with the network cut; for those the server counts what
-it sends, so the browser's own check for a new sw.js is counted too, and how many of
-them Python started from the memory snapshot (kept only if a visit before stayed open
-long enough, DR-002). Prints min / median / max.
+Builds the site, serves it on 127.0.0.1 with the built-in server, and drives Debian's
+Chromium. "Cold" is a fresh on-disk profile; "warm" is a new tab in a profile that has
+loaded the page once, with the service worker blocked (the HTTP cache only). "Repeat" is
+a new tab once the service worker a first visit registered is active (DR-002), online
+and with the network cut; for those the server counts what it sends, so the browser's
+own check for a new sw.js is counted too, and how many of them Python started from the
+memory snapshot (kept only if a visit before stayed open long enough, DR-002). Every
+timed visit starts once the browser has been idle for ``SETTLE_S``. Prints min /
+median / max.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import argparse
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -30,12 +32,32 @@ from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from served_site import Traffic, build_and_serve  # noqa: E402
 from stats_util import summary  # noqa: E402
 
+# Every timed visit starts with the browser idle, as a visitor's is when they open the site. Just launched
+# on a fresh profile, Chromium goes on setting it up for 0.5 to 0.75 s (360 to 550 ms of CPU, measured from
+# /proc), and after a visit it goes on writing its caches: on this 2-core machine, CPU the boot needs.
+SETTLE_S = 1.5
 
-def visit(context, url: str, marks: dict[str, float] | None = None) -> tuple[float, int]:
-    """Open ``url`` in a new tab; return (ms from navigation start to Python ready, bytes received).
+
+def settle() -> None:
+    """Leave the browser alone for ``SETTLE_S``: where every timed visit starts."""
+    time.sleep(SETTLE_S)
+
+
+def new_tab(context):
+    """A new tab in ``context``, once the browser has settled."""
+    settle()
+    return context.new_page()
+
+
+def visit(context, url: str, marks: dict[str, float] | None = None,
+          traffic: Traffic | None = None) -> tuple[float, int]:
+    """Open ``url`` in a new tab once the browser has settled; return (ms from navigation start to Python ready,
+    bytes received).
 
     With ``marks``, it receives the worker's steps as the site's pages place them (``worker:NAME``, ms after
-    navigation start) and ``start``, 1.0 when the worker started from its snapshot, 0.0 otherwise.
+    navigation start) and ``start``, 1.0 when the worker started from its snapshot, 0.0 otherwise. Bytes, and
+    with ``traffic`` the server's count, start once the browser has settled: what a visit before sends late
+    (the service worker's check of ``sw.js``, say) is not counted as this one's.
     """
     received = []
 
@@ -43,6 +65,9 @@ def visit(context, url: str, marks: dict[str, float] | None = None) -> tuple[flo
         sizes = request.sizes()
         received.append(sizes["responseBodySize"] + sizes["responseHeadersSize"])
 
+    settle()
+    if traffic is not None:
+        traffic.reset()
     context.on("requestfinished", on_finished)
     page = context.new_page()
     page.goto(url)
@@ -64,9 +89,8 @@ ACTIVE = "navigator.serviceWorker.ready.then((r) => new Promise((resolve) => r.a
 def repeat_visit(context, url: str, traffic: Traffic) -> tuple[float, int, int, bool]:
     """A new tab on ``url``; return (ms to Python ready, requests the server answered, bytes it sent, whether
     Python started from the memory snapshot: a visit before may have kept one, DR-002)."""
-    traffic.reset()
     marks: dict[str, float] = {}
-    ms, _ = visit(context, url, marks)
+    ms, _ = visit(context, url, marks, traffic)
     return ms, len(traffic.requests), traffic.bytes, bool(marks["start"])
 
 

@@ -4,15 +4,18 @@
 
 Builds the site and adds two bare pages beside it: a worker that only calls
 ``loadPyodide``, once with Pyodide's stock ``python_stdlib.zip`` and once with the
-site's precompiled one. Each run visits all four targets in turn (the order rotates
+site's precompiled one. Each run visits every target in turn (the order rotates
 between runs), each in a fresh on-disk Chromium profile: "cold" is the first visit,
-"warm" a new tab in the same profile. Prints min / median / max, the ratios of
-the medians, site / bare, the machine's load average before and after, and for every target
-the worker's steps (from its performance marks): where the time beyond a bare page goes.
-With ``--before``, a dist/ built by an earlier version is served too and its pages are timed in
-the same turns. ``--server nginx`` serves everything with Debian's nginx and the README's server
-block (compressed, in a process of its own) instead of the development server, which runs in this
-process and sends every file uncompressed.
+"warm" a new tab in the same profile; every visit starts once the browser has been idle
+for a while (bench_boot.SETTLE_S). A control, the bare precompiled page again in a profile
+of its own, shows how far apart two identical pages land on this machine. Prints
+min / median / max, the ratios of the medians, site / bare, the same ratios within each
+run with an interval for their median, the machine's load average before and after, and
+for every target the worker's steps (from its performance marks): where the time beyond a
+bare page goes. With ``--before``, a dist/ built by an earlier version is served too and
+its pages are timed in the same turns. ``--server nginx`` serves everything with Debian's
+nginx and the README's server block (compressed, in a process of its own) instead of the
+development server, which runs in this process and sends every file uncompressed.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import build  # noqa: E402
 from bench_boot import visit  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from served_site import SERVERS, build_and_serve, serve  # noqa: E402
-from stats_util import summary  # noqa: E402
+from stats_util import median_interval, summary  # noqa: E402
 
 BARE_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Bare Pyodide</title>
@@ -78,6 +81,8 @@ TARGETS = {
     "/explorer/": "explorer/",
 }
 VISITS = ("cold", "warm")
+# The bare precompiled page again, in a profile of its own: how far apart two identical pages land here.
+CONTROL = "control: the same bare page"
 # The two bare pages, added to the built site by this benchmark and by bench_snapshot.
 BARE_FILES = {"bare.html": BARE_PAGE, "bare.mjs": BARE_SCRIPT,
               "bare-worker.mjs": BARE_WORKER.replace("PYODIDE", PYODIDE)}
@@ -94,6 +99,12 @@ def step_times(marks: dict[str, float], ready: float) -> dict[str, float]:
             before = marks[f"worker:{step}"]
     times["message to the page"] = ready - before
     return times
+
+
+def paired_ratios(page: list[float], bare: list[float]) -> list[float]:
+    """Each run's page time over the bare page's time in the same run: a slow spell of the machine
+    weighs on both sides of one ratio instead of on one side of the medians."""
+    return [p / b for p, b in zip(page, bare, strict=True)]
 
 
 def profiles_in_turn(playwright, folder: Path, runs: int, names=tuple(TARGETS), **options):
@@ -128,6 +139,7 @@ def main() -> None:
                         help="the development server, or Debian's nginx with the README's server block")
     args = parser.parse_args()
     targets = with_before(args.before, args.server)
+    targets[CONTROL] = TARGETS["bare, precompiled stdlib"] + "&again"
     times: dict[tuple[str, str], list[float]] = {(t, v): [] for t in targets for v in VISITS}
     kilobytes: dict[tuple[str, str], list[float]] = {(t, v): [] for t in targets for v in VISITS}
     steps: dict[tuple[str, str], dict[str, list[float]]] = {(t, v): {} for t in targets for v in VISITS}
@@ -152,7 +164,7 @@ def main() -> None:
     for visit_kind in VISITS:
         for target in targets:
             key = (target, visit_kind)
-            print(f"  {visit_kind:5} {target:26} {summary(times[key])} ms   {summary(kilobytes[key])} kB")
+            print(f"  {visit_kind:5} {target:30} {summary(times[key])} ms   {summary(kilobytes[key])} kB")
     print("ratios of medians, site / bare")
     median = {key: statistics.median(values) for key, values in times.items()}
     for visit_kind in VISITS:
@@ -160,6 +172,19 @@ def main() -> None:
             stock = median[page, visit_kind] / median["bare, stock stdlib", visit_kind]
             precompiled = median[page, visit_kind] / median["bare, precompiled stdlib", visit_kind]
             print(f"  {visit_kind:5} {page:18} / bare stock {stock:.2f}   / bare precompiled {precompiled:.2f}")
+        control = median[CONTROL, visit_kind] / median["bare, precompiled stdlib", visit_kind]
+        print(f"  {visit_kind:5} {CONTROL} / bare precompiled {control:.2f}")
+    print("the same ratios within each run (the page and the bare page timed in one turn): min / median / max, "
+          "and an interval for the median that assumes no distribution")
+    for visit_kind in VISITS:
+        for page in [t for t in targets if t.startswith("/")] + [CONTROL]:
+            for bare in ("bare, stock stdlib", "bare, precompiled stdlib"):
+                if page == CONTROL and bare != "bare, precompiled stdlib":
+                    continue
+                within = paired_ratios(times[page, visit_kind], times[bare, visit_kind])
+                low, high, coverage = median_interval(within)
+                print(f"  {visit_kind:5} {page:30} / {bare:24} {summary(within, digits=2)}   "
+                      f"{coverage:.0%} interval {low:.2f} to {high:.2f}")
     print("the worker, ms per step (min / median / max); each step ends at its mark (a bare page has two)")
     for (target, visit_kind), by_step in steps.items():
         for step, took in by_step.items():

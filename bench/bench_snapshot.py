@@ -32,6 +32,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from bench_pyc import BARE_FILES, profiles_in_turn, with_before  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+from bench_boot import new_tab  # noqa: E402
 from served_site import build_and_serve  # noqa: E402
 from stats_util import summary  # noqa: E402
 
@@ -50,7 +51,7 @@ MARK = "(name) => performance.getEntriesByName(name)[0]?.startTime ?? null"
 
 def open_ready(context, url: str, settles: bool):
     """A new tab on ``url`` once Python is ready and, on a page of the site, its first views are shown."""
-    page = context.new_page()
+    page = new_tab(context)
     page.goto(url)
     page.wait_for_selector("#python-status[data-state='ready']", timeout=120_000)
     if settles:
