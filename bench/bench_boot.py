@@ -33,8 +33,8 @@ from served_site import Traffic, build_and_serve  # noqa: E402
 from stats_util import summary  # noqa: E402
 
 # Every timed visit starts with the browser idle, as a visitor's is when they open the site. Just launched
-# on a fresh profile, Chromium goes on setting it up for 0.5 to 0.75 s (360 to 550 ms of CPU, measured from
-# /proc), and after a visit it goes on writing its caches: on this 2-core machine, CPU the boot needs.
+# on a fresh profile, Chromium goes on setting it up for 0.5 to 0.75 s (460 to 700 ms of CPU in three launches,
+# read from /proc), and after a visit it goes on writing its caches: on this 2-core machine, CPU the boot needs.
 SETTLE_S = 1.5
 
 
