@@ -35,6 +35,7 @@ from pathlib import Path
 import jinja2
 
 import offline
+import precompressed
 import pyapp_wheel
 import stdlib_pyc
 from file_digests import FileDigests, KeptEntries
@@ -1082,6 +1083,10 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
     if worker_source.is_file():  # last: it lists every other file (DR-002)
         emit(offline.SERVICE_WORKER, service_worker(root, worker_source.read_text(encoding="utf-8"), out, site.digests))
         site.digests[offline.SERVICE_WORKER] = hashlib.sha256(out[offline.SERVICE_WORKER]).hexdigest()
+    # After the service worker, which keeps none of them: the gzip copies hosts may send as they are (DR-002).
+    for path, (data, digest) in precompressed.gzip_copies(out, site.digests, root / GZIP_CACHE, site.files).items():
+        emit(path, data)
+        site.digests[path] = digest
     documents = {document.url: document for document in [*site.records, *site.pages]}
     problems = renderer.problems + broken_links(out, documents, renderer.origins, site.cache)
     if problems:
@@ -1092,6 +1097,7 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
 
 
 SERVICE_WORKER_CACHE = Path(".cache") / "service-worker"  # under the project folder, ignored by git
+GZIP_CACHE = Path(".cache") / "gzip"  # under the project folder, ignored by git
 
 
 def service_worker(root: Path, source: str, out: dict[str, bytes], digests: dict[str, str]) -> str:

@@ -41,6 +41,8 @@ VERSIONED_FOLDERS = ("/pyodide/*", "/app/*", "/wheels/*")
 # What a host must compress (gzip or brotli): the runtime, the modules, JSON, pages and style.
 COMPRESSED_TYPES = ("application/wasm", "text/javascript", "application/javascript", "application/json",
                     "text/css", "text/html")
+# The same files by name: the build writes a gzip copy beside each (precompressed.py).
+COMPRESSED_SUFFIXES = (".wasm", ".mjs", ".js", ".json", ".css", ".html")
 
 
 def cache_control(url: str) -> str:

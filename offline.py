@@ -11,9 +11,10 @@ import hashlib
 import json
 
 SERVICE_WORKER = "sw.js"
-# Written for hosts, not fetched by pages; and Pyodide's own standard library, which the site
-# replaces by its precompiled one (DR-002).
-NOT_KEPT = ("_headers", ".htaccess", "/python_stdlib.zip")
+# Written for hosts, not fetched by pages: their configuration and the gzip copies they may send
+# in place of a file; and Pyodide's own standard library, which the site replaces by its
+# precompiled one (DR-002).
+NOT_KEPT = ("_headers", ".htaccess", ".gz", "/python_stdlib.zip")
 
 
 def kept_files(files: dict[str, bytes]) -> dict[str, str]:

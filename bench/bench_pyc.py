@@ -13,9 +13,10 @@ min / median / max, the ratios of the medians, site / bare, the same ratios with
 run with an interval for their median, the machine's load average before and after, and
 for every target the worker's steps (from its performance marks): where the time beyond a
 bare page goes. With ``--before``, a dist/ built by an earlier version is served too and
-its pages are timed in the same turns. ``--server nginx`` serves everything with Debian's
-nginx and the README's server block (compressed, in a process of its own) instead of the
-development server, which runs in this process and sends every file uncompressed.
+its pages are timed in the same turns, with each page's ratio to its earlier self.
+``--server nginx`` serves everything with Debian's nginx and the README's server block
+(compressed, in a process of its own) instead of the development server, which runs in
+this process and sends every file uncompressed.
 """
 
 from __future__ import annotations
@@ -185,6 +186,12 @@ def main() -> None:
                 low, high, coverage = median_interval(within)
                 print(f"  {visit_kind:5} {page:30} / {bare:24} {summary(within, digits=2)}   "
                       f"{coverage:.0%} interval {low:.2f} to {high:.2f}")
+        for page in [t for t in targets if t.endswith(" before")]:
+            now = page.removesuffix(" before")
+            within = paired_ratios(times[now, visit_kind], times[page, visit_kind])
+            low, high, coverage = median_interval(within)
+            print(f"  {visit_kind:5} {now:30} / {page:24} {summary(within, digits=2)}   "
+                  f"{coverage:.0%} interval {low:.2f} to {high:.2f}")
     print("the worker, ms per step (min / median / max); each step ends at its mark (a bare page has two)")
     for (target, visit_kind), by_step in steps.items():
         for step, took in by_step.items():

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import gzip
+import hashlib
 import itertools
 import json
 import os
@@ -666,3 +668,47 @@ def test_a_kept_digest_stands_for_a_file_only_with_its_status_and_once_settled(t
     other = [*seen[:1], seen[1] + 1, *seen[2:]]
     digests.entries = {str(path): {"status": other, "read_at": settled, "sha256": "kept"}}
     assert digests.read(path)[1] == build.hashlib.sha256(b"one").hexdigest()
+
+
+def test_each_compressible_file_gets_a_gzip_copy_of_its_bytes_that_the_service_worker_does_not_keep(dist):
+    import offline
+
+    built = {p.relative_to(dist).as_posix(): p.read_bytes() for p in dist.rglob("*") if p.is_file()}
+    copies = {path for path in built if path.endswith(".gz")}
+    for path in copies:
+        original = built[path.removesuffix(".gz")]
+        assert gzip.decompress(built[path]) == original, path
+        assert len(built[path]) < len(original), path
+    compressible = {path + ".gz" for path in built if path.endswith(hosting.COMPRESSED_SUFFIXES)}
+    assert copies == compressible  # every such file of the real site is made smaller by gzip
+    runtime = build.pyodide_folder(build.ROOT / "node_modules" / "pyodide")
+    assert {"sw.js.gz", "index.html.gz", "static/js/worker.mjs.gz", f"{runtime}/pyodide.asm.wasm.gz"} <= copies
+    wasm = next(path for path in copies if path.endswith(".wasm.gz"))
+    assert len(built[wasm]) < len(gzip.compress(built[wasm.removesuffix(".gz")], 1))  # better than a host's level 1
+    listed = offline.kept_files(built)
+    assert not [path for path in listed if path.endswith(".gz")]
+    assert "index.html" in listed
+
+
+def test_gzip_copies_are_made_once_and_only_where_they_are_smaller(project, tmp_path, monkeypatch):
+    import precompressed
+
+    files = build.build(project, tmp_path / "a")
+    assert "index.html.gz" in files and "pyodide/0.0.1/pyodide.asm.wasm" in files
+    assert "pyodide/0.0.1/pyodide.asm.wasm.gz" not in files  # the stand-in runtime's few bytes: gzip adds to them
+    cache = project / build.GZIP_CACHE
+    assert len(list(cache.iterdir())) == len([p for p in files if p.endswith(hosting.COMPRESSED_SUFFIXES)])
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("compressed again")
+
+    monkeypatch.setattr(precompressed.gzip, "compress", refuse)
+    assert build.build(project, tmp_path / "b") == files  # all from the cache
+    monkeypatch.undo()
+    page = project / "site_src" / "pages" / "index.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
+    changed = build.build(project, tmp_path / "c")
+    assert gzip.decompress(changed["index.html.gz"]) == changed["index.html"] != files["index.html"]
+    kept = {p.name for p in cache.iterdir()}
+    assert f"{hashlib.sha256(files['index.html']).hexdigest()}.gz" not in kept  # the old page's copy is gone
+    assert f"{hashlib.sha256(changed['index.html']).hexdigest()}.gz" in kept

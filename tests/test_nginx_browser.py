@@ -74,7 +74,7 @@ def test_readme_server_block_boots_python_with_the_worker_policy(nginx, browser,
         context.close()
 
 
-def test_readme_server_block_sends_types_policy_caching_and_compression(nginx):
+def test_readme_server_block_sends_types_policy_caching_and_compression(nginx, dist):
     server = nginx(readme_server_block())
     expected = [
         (f"kd/{PYODIDE}/pyodide.asm.wasm", "application/wasm"),
@@ -100,6 +100,7 @@ def test_readme_server_block_sends_types_policy_caching_and_compression(nginx):
             assert response.headers["Content-Encoding"] == "gzip", path
             body = response.read()
         assert len(body) < len(gzip.decompress(body)) * 0.6, path
+        assert body == (dist / f"{path}.gz").read_bytes(), path  # the build's copy, not compressed on the way
 
 
 def test_readme_server_block_keeps_versioned_files_for_a_year_and_revalidates_the_rest(nginx, dist):

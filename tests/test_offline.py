@@ -17,7 +17,7 @@ def test_service_worker_keeps_every_file_a_page_may_ask_for_with_its_hash(dist):
     sw = (dist / "sw.js").read_text(encoding="utf-8")
     kept = kept_in(sw)
     on_disk = {path.relative_to(dist).as_posix() for path in dist.rglob("*") if path.is_file()}
-    host_only = {"_headers", ".htaccess", "sw.js"} | {p for p in on_disk if p.endswith("/python_stdlib.zip")}
+    host_only = {"_headers", ".htaccess", "sw.js"} | {p for p in on_disk if p.endswith(("/python_stdlib.zip", ".gz"))}
     assert set(kept) == on_disk - host_only
     assert {"index.html", "explorer/index.html", "404.html", "static/js/start.js"} <= set(kept)
     assert any(p.endswith("/pyodide.asm.wasm") for p in kept) and any(p.endswith(".pyc.zip") for p in kept)
@@ -33,6 +33,7 @@ def test_any_changed_file_makes_a_new_version():
     assert offline.service_worker(source, {**files, "index.html": b"ONE"}) != first
     assert offline.service_worker(source, {**files, "new.html": b""}) != first
     assert offline.service_worker(source, {**files, "_headers": b"other rules"}) == first  # not kept
+    assert offline.service_worker(source, {**files, "index.html.gz": b"copy"}) == first  # a host's copy: not kept
 
 
 def test_host_files_keep_versioned_files_for_a_year_and_compress():
