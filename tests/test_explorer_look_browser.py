@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from test_explorer_browser import map_to_screen
-from test_layout_browser import AXE, OVERFLOW, RUN_AXE, overflow_by_width
+from test_layout_browser import AXE, OVERFLOW, RUN_AXE, WIDTHS, overflow_by_width
 from test_walkthrough_browser import Explorer, answered, faithful
 
 from conftest import page_at
@@ -114,3 +114,23 @@ def test_fit_shows_the_whole_of_a_wide_radius_tree(browser, site):
         page.click("#next-decision")  # stepping still works on the overview
         assert page.get_attribute("#tree-view .node.current", "data-node") == page.get_attribute(
             "#step-caption", "data-node")
+
+
+# Each choice's widest option, in the select's own font, and the room its box leaves for text.
+OPTION_ROOM = """() => ["order", "kind"].map((id) => {
+  const select = document.getElementById(id), style = getComputedStyle(select);
+  const context = document.createElement("canvas").getContext("2d");
+  context.font = style.font;
+  const widest = Math.max(...[...select.options].map((option) => context.measureText(option.text).width));
+  return [id, widest, select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)];
+})"""
+ARROW_PX = 24  # the drop-down arrow's share of a select's box, with a margin
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_option_of_the_explorers_choices_fits_its_box(browser, site, width):
+    """'shuffled (seed 2026)' was cut to 'shuffled (seed 20' in the desktop form column and at a phone's width."""
+    with page_at(browser, width, 800) as page:
+        page.goto(site.url + "explorer/")
+        for select, widest, room in page.evaluate(OPTION_ROOM):
+            assert widest + ARROW_PX <= room, (select, widest, room)

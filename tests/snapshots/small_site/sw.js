@@ -4,25 +4,25 @@
 "use strict";
 
 const FILES = {
- "ai-eval/index.html": "a6b7f0f7e503",
+ "ai-eval/index.html": "e48e72fba435",
  "app/small_site-0.1-py3-none-any.whl": "7429e83d59a0",
- "decisions/DR-001/index.html": "317e9a69014a",
- "decisions/DR-002/index.html": "a99a0788648d",
+ "decisions/DR-001/index.html": "7dc4cfcff070",
+ "decisions/DR-002/index.html": "f2a98b94525a",
  "decisions/feed.xml": "cac584946cdd",
- "decisions/index.html": "8085e66034b7",
+ "decisions/index.html": "23467269a07d",
  "decisions/src/DR-001-first.md": "f4ecfbb8f70b",
  "decisions/src/DR-002-second.md": "5f3e0cf1f76a",
- "experiments/index.html": "8dd160caf2d5",
- "explorer/index.html": "92d8dcb50655",
- "index.html": "19cf48756946",
+ "experiments/index.html": "11438f1fad17",
+ "explorer/index.html": "2e0014ca7461",
+ "index.html": "9429e8a8682a",
  "pyodide/0.0.1/pyodide-lock.json": "91cd3bc2321f",
  "pyodide/0.0.1/pyodide.asm.mjs": "56343b130bf7",
  "pyodide/0.0.1/pyodide.asm.wasm": "9022a4e37cb3",
  "pyodide/0.0.1/pyodide.mjs": "381569709b41",
- "static/css/site.css": "2f1f2daaa75f",
+ "static/css/site.css": "0e45b9c90bff",
  "static/js/start.js": "d4a56d7c2bb6"
 };
-const VERSION = "0ab58d898e8d";
+const VERSION = "20bcf55f5911";
 const ROOT = new URL("./", self.location.href).href; // sw.js sits at the site's root
 // One cache per version and per site: two copies of the site on one host keep their own.
 const PREFIX = `kd-tree-explorer ${ROOT} `;
