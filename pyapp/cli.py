@@ -399,6 +399,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--provider", required=True, choices=PROVIDERS)
     p.add_argument("--model", required=True, help="the model name the provider knows")
     p.add_argument("--base-url", help="an openai-compatible server's base URL, e.g. http://127.0.0.1:8080/v1")
+    p.add_argument("--set", dest="set_version", default=EVAL_SET_VERSION, metavar="SET",
+                   help=f"the evaluation set: {', '.join(SET_VERSIONS)} (default {EVAL_SET_VERSION}); a set of your "
+                        "own cases runs from the AI evaluation page, whose log holds them")
     p.add_argument("--runs", type=int, default=1, help="how many runs of the set (default 1)")
     p.add_argument("--max-tokens", type=int, default=4000, help="max tokens per answer (default 4000)")
     p.add_argument("--temperature", type=_temperature, default=0.0,
@@ -427,6 +430,10 @@ KEY_VARIABLES = {ANTHROPIC: "ANTHROPIC_API_KEY", OPENAI: "OPENAI_API_KEY"}
 def _run_run(args: argparse.Namespace) -> int:
     if (args.provider == OPENAI_COMPATIBLE) != (args.base_url is not None):
         raise _UsageError("--base-url is needed with --provider openai-compatible, and only with it")
+    if args.set_version == OWN or is_own_set(args.set_version):
+        raise _UsageError(f"--set {args.set_version[:40]}: a set of your own cases runs from the AI evaluation page, "
+                          "whose log holds them; here the sets are " + ", ".join(SET_VERSIONS))
+    check_set_version(args.set_version)
     name = args.key_env or KEY_VARIABLES.get(args.provider)
     api_key = os.environ.get(name) if name else None
     if name and not api_key and (args.key_env or args.provider != OPENAI_COMPATIBLE):
@@ -437,12 +444,13 @@ def _run_run(args: argparse.Namespace) -> int:
 
     from pyapp.terminal import LogFile, run_set
 
-    size = run_size(args.runs, args.max_tokens, args.price_in, args.price_out)
+    size = run_size(args.runs, args.max_tokens, args.price_in, args.price_out, args.set_version)
     log = LogFile(args.log, api_key)
     print(f"before: {size['display']}", flush=True)
     try:
         results = asyncio.run(run_set(settings, api_key, log, args.runs,
-                                      lambda text: print(text, file=sys.stderr, flush=True)))
+                                      lambda text: print(text, file=sys.stderr, flush=True),
+                                      set_version=args.set_version))
     except KeyboardInterrupt:
         print(f"interrupted: {args.log} keeps every call that ended", file=sys.stderr)
         return 130

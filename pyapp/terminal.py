@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from pyapp.audit import contains_secret
 from pyapp.client import DEFAULT_POLICY, HttpResponse, NetworkError, RetryPolicy, TimedOut
+from pyapp.evalset import EVAL_SET_VERSION
 from pyapp.export import ImportFileError, is_log, log_line, parse_import
 from pyapp.providers import HttpRequest, Settings
 from pyapp.runner import new_run_id, run_eval
@@ -110,8 +111,10 @@ class LogFile:
 
 
 async def run_set(settings: Settings, api_key: str | None, log: LogFile, runs: int,
-                  say: Callable[[str], object], transport: Callable | None = None) -> list[dict]:
-    """Ask the set ``runs`` times, one fresh run after another, appending to ``log``; the runners' results.
+                  say: Callable[[str], object], transport: Callable | None = None,
+                  set_version: str = EVAL_SET_VERSION) -> list[dict]:
+    """Ask set ``set_version`` ``runs`` times, one fresh run after another, appending to ``log``; the runners'
+    results.
 
     Stops early when a run stops (a rejected key, exhausted quota, a provider that is down).
     """
@@ -128,8 +131,8 @@ async def run_set(settings: Settings, api_key: str | None, log: LogFile, runs: i
 
     for _ in range(runs):
         result = await run_eval(new_run_id(), True, settings, api_key, read_run=run_of, append=log.append,
-                                emit=emit, cancelled=lambda: False, transport=transport, sleep=asyncio.sleep,
-                                clock=lambda: time.monotonic() * 1000)
+                                emit=emit, cancelled=lambda: False, set_version=set_version, transport=transport,
+                                sleep=asyncio.sleep, clock=lambda: time.monotonic() * 1000)
         results.append(result)
         say(result["message"])
         if result["stopped"] is not None:

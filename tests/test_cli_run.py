@@ -17,6 +17,7 @@ from live_call import run_async
 from pyapp import audit
 from pyapp.client import NetworkError
 from pyapp.cost import actual_usage, run_size
+from pyapp.evalset import LARGE_SET_VERSION, case_ids
 from pyapp.export import ImportFileError, export_json, log_line, parse_import
 from pyapp.providers import HttpRequest
 from pyapp.report import run_report
@@ -194,3 +195,23 @@ def test_a_named_key_variable_must_be_set(tmp_path):
                    "--key-env", "NOT_SET_ANYWHERE", "--log", str(tmp_path / "x.jsonl"))
     assert done.returncode == 1 and "environment variable NOT_SET_ANYWHERE" in done.stderr
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_run_asks_the_larger_set_when_told_and_refuses_an_own_set_in_words(fake_server, tmp_path):
+    log = tmp_path / "larger.jsonl"
+    done = run_cli("run", "--provider", "openai-compatible", "--model", "fake-model", "--base-url", fake_server,
+                   "--set", LARGE_SET_VERSION, "--log", str(log))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == f"before: {run_size(1, 4000, set_version=LARGE_SET_VERSION)['display']}"
+    [run] = rebuild(parse_import(log.read_bytes()))
+    assert run.eval_set_version == LARGE_SET_VERSION
+    assert sorted(c.case_id for c in run.graded) == sorted(case_ids(LARGE_SET_VERSION))
+    assert len(run.graded) == 80
+    for name in ("own", "own-0123abcd"):
+        refused = run_cli("run", "--provider", "openai-compatible", "--model", "m", "--base-url", fake_server,
+                          "--set", name, "--log", str(tmp_path / "own.jsonl"))
+        assert refused.returncode == 2 and "a set of your own cases runs from the AI evaluation page" in refused.stderr
+        assert not (tmp_path / "own.jsonl").exists()
+    unknown = run_cli("run", "--provider", "openai-compatible", "--model", "m", "--base-url", fake_server,
+                      "--set", "explain-eval-v9", "--log", str(tmp_path / "own.jsonl"))
+    assert unknown.returncode == 1 and unknown.stderr.startswith("error: no evaluation set 'explain-eval-v9'")
