@@ -38,7 +38,7 @@ import offline
 import precompressed
 import pyapp_wheel
 import stdlib_pyc
-from file_digests import FileDigests, KeptEntries
+from file_digests import FileDigests, KeptEntries, write_atomically
 from hosting import CSP, host_files
 from pyapp_wheel import build_wheel  # noqa: F401 (build.build_wheel: the wheel zipped afresh, for the tests)
 
@@ -793,9 +793,7 @@ def wheel_of_pyapp(root: Path) -> tuple[str, bytes]:
     if cached.parent.parent.is_dir():
         shutil.rmtree(cached.parent.parent)  # the wheels of earlier inputs
     cached.parent.mkdir(parents=True)
-    partial = cached.with_suffix(f".{os.getpid()}.part")
-    partial.write_bytes(wheel)
-    partial.replace(cached)
+    write_atomically(cached, wheel)
     return name, wheel
 
 
@@ -1113,9 +1111,7 @@ def service_worker(root: Path, source: str, out: dict[str, bytes], digests: dict
     if cached.parent.is_dir():
         shutil.rmtree(cached.parent)  # the workers of earlier sites
     cached.parent.mkdir(parents=True)
-    partial = cached.with_suffix(f".{os.getpid()}.part")
-    partial.write_text(text, encoding="utf-8")
-    partial.replace(cached)
+    write_atomically(cached, text.encode("utf-8"))
     return text
 
 

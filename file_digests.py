@@ -20,6 +20,14 @@ from pathlib import Path
 SETTLED_NS = 2_000_000_000
 
 
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a file of this process's own beside it, so no reader, nor another
+    build writing the same path, ever sees half of it."""
+    partial = path.with_suffix(f".{os.getpid()}.part")
+    partial.write_bytes(data)
+    partial.replace(path)
+
+
 def status(path: Path) -> list[int]:
     found = os.stat(path)
     return [found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino, found.st_dev]
@@ -43,9 +51,7 @@ class KeptEntries:
         if self.used == self.entries:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_suffix(f".{os.getpid()}.part")
-        partial.write_text(json.dumps(self.used), encoding="utf-8")
-        partial.replace(self.path)
+        write_atomically(self.path, json.dumps(self.used).encode("utf-8"))
 
 
 class FileDigests(KeptEntries):

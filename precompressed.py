@@ -10,11 +10,9 @@ changed (DR-001); ``mtime=0`` keeps the copies byte-identical between builds.
 from __future__ import annotations
 
 import gzip
-import hashlib
-import os
 from pathlib import Path
 
-from file_digests import FileDigests
+from file_digests import FileDigests, write_atomically
 from hosting import COMPRESSED_SUFFIXES
 
 SUFFIX = ".gz"
@@ -22,7 +20,7 @@ LEVEL = 9
 
 
 def gzip_copies(files: dict[str, bytes], digests: dict[str, str], cache: Path,
-                known: FileDigests | None = None) -> dict[str, tuple[bytes, str]]:
+                known: FileDigests) -> dict[str, tuple[bytes, str]]:
     """``path.gz``'s bytes and their SHA-256 for every compressible file in ``files`` that gzip makes smaller.
 
     ``digests`` holds each file's SHA-256; ``known``, the digests kept between builds. The copies of files no
@@ -36,15 +34,9 @@ def gzip_copies(files: dict[str, bytes], digests: dict[str, str], cache: Path,
         kept = cache / f"{digests[path]}{SUFFIX}"
         if not kept.is_file():
             cache.mkdir(parents=True, exist_ok=True)
-            partial = kept.with_suffix(f".{os.getpid()}.part")
-            partial.write_bytes(gzip.compress(data, LEVEL, mtime=0))
-            partial.replace(kept)
+            write_atomically(kept, gzip.compress(data, LEVEL, mtime=0))
         used.add(kept.name)
-        if known is None:
-            compressed = kept.read_bytes()
-            digest = hashlib.sha256(compressed).hexdigest()
-        else:
-            compressed, digest = known.read(kept)  # not hashed again while the copy is unchanged
+        compressed, digest = known.read(kept)  # not hashed again while the copy is unchanged
         if len(compressed) < len(data):
             copies[path + SUFFIX] = (compressed, digest)
     if cache.is_dir():

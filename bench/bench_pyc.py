@@ -177,20 +177,15 @@ def main() -> None:
         print(f"  {visit_kind:5} {CONTROL} / bare precompiled {control:.2f}")
     print("the same ratios within each run (the page and the bare page timed in one turn): min / median / max, "
           "and an interval for the median that assumes no distribution")
+    bares = ("bare, stock stdlib", "bare, precompiled stdlib")
+    pairs = [(page, bare) for page in targets if page.startswith("/") for bare in bares]
+    pairs += [(CONTROL, "bare, precompiled stdlib")]
+    pairs += [(page.removesuffix(" before"), page) for page in targets if page.endswith(" before")]
     for visit_kind in VISITS:
-        for page in [t for t in targets if t.startswith("/")] + [CONTROL]:
-            for bare in ("bare, stock stdlib", "bare, precompiled stdlib"):
-                if page == CONTROL and bare != "bare, precompiled stdlib":
-                    continue
-                within = paired_ratios(times[page, visit_kind], times[bare, visit_kind])
-                low, high, coverage = median_interval(within)
-                print(f"  {visit_kind:5} {page:30} / {bare:24} {summary(within, digits=2)}   "
-                      f"{coverage:.0%} interval {low:.2f} to {high:.2f}")
-        for page in [t for t in targets if t.endswith(" before")]:
-            now = page.removesuffix(" before")
-            within = paired_ratios(times[now, visit_kind], times[page, visit_kind])
+        for page, reference in pairs:
+            within = paired_ratios(times[page, visit_kind], times[reference, visit_kind])
             low, high, coverage = median_interval(within)
-            print(f"  {visit_kind:5} {now:30} / {page:24} {summary(within, digits=2)}   "
+            print(f"  {visit_kind:5} {page:30} / {reference:24} {summary(within, digits=2)}   "
                   f"{coverage:.0%} interval {low:.2f} to {high:.2f}")
     print("the worker, ms per step (min / median / max); each step ends at its mark (a bare page has two)")
     for (target, visit_kind), by_step in steps.items():
