@@ -27,7 +27,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pyapp.report import fmt_fixed, fmt_percent
+from pyapp.formatting import fmt_fixed, fmt_percent
 from pyapp.rubric import RUBRIC, overall_verdict
 from pyapp.runs import Run, rebuild
 from pyapp.stats import z_value

@@ -40,10 +40,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .client import CallOutcome
-from .jsontypes import is_int
+from .jsontypes import has_lone_surrogate, hostile_values, is_int, shown, storable
 from .kdtree import ORDERS
 from .keyguard import scrub_value, secret_variants, text_contains
 from .providers import Settings
+from .reject_rules import parse_rule
 from .rubric import answers_problem
 from .vocabulary import ANSWERED, EntryType, ErrorClass, Outcome, SearchKind, Stop
 
@@ -58,9 +59,6 @@ MAX_ANSWER_BYTES = 1_000_000
 MAX_NOTE_BYTES = 10_000
 MAX_TEXT_BYTES = 10_000  # message and failure detail
 MAX_NUMBER = 1e12
-# The largest integer a JavaScript number holds exactly: the page passes entries through JavaScript.
-MAX_SAFE_INTEGER = 2**53 - 1
-MAX_SHOWN_CHARS = 40
 MAX_RATER_CHARS = 40
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}\Z")  # \Z: "$" would accept a final line break
@@ -68,9 +66,6 @@ _HASH_RE = re.compile(r"^[0-9a-f]{64}\Z")
 _CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _CONFIGURATION_RE = re.compile(r"^[0-9a-f]{8}\Z")  # pyapp.configurations.Configuration.id
 _TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\Z")
-# In a Python string every surrogate is a lone one (a JSON pair decodes to one character).
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
-_INT_ONLY = {int}
 
 _COMMON_KEYS = ("format", "id", "type", "time")
 CALL_KEYS = _COMMON_KEYS + (
@@ -150,7 +145,7 @@ def call_entry(
         raise ValueError(f"a call without a reply is '{expected}', not '{grade_outcome}'")
     if expected is None and grade_outcome not in ANSWERED:
         raise ValueError(f"a call with a reply must be graded, not '{grade_outcome}'")
-    message = _storable(outcome.message)
+    message = storable(outcome.message)
     answer = None if reply is None else stored_answer(reply.text)
     if reply is not None and answer != reply.text:
         message = f"{answer_note(reply.text)} {message}"
@@ -173,7 +168,7 @@ def call_entry(
         "status": outcome.status,
         "answer": answer,
         "stop": None if reply is None else reply.stop,
-        "raw_stop_reason": None if reply is None else _cut(_storable(reply.raw_stop_reason), 200),
+        "raw_stop_reason": None if reply is None else _cut(storable(reply.raw_stop_reason), 200),
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
         "answer_ms": outcome.answer_ms,
@@ -181,10 +176,10 @@ def call_entry(
         "retries": outcome.retries,
         "outcome": grade_outcome,
         "error": outcome.error,
-        "failure": _cut(_storable(failure), MAX_TEXT_BYTES),
+        "failure": _cut(storable(failure), MAX_TEXT_BYTES),
         "message": _cut(message.strip(), MAX_TEXT_BYTES),
-        "model_reported": None if reply is None else _cut(_storable(reply.model), MAX_REPORTED_BYTES),
-        "system_fingerprint": None if reply is None else _cut(_storable(reply.system_fingerprint),
+        "model_reported": None if reply is None else _cut(storable(reply.model), MAX_REPORTED_BYTES),
+        "system_fingerprint": None if reply is None else _cut(storable(reply.system_fingerprint),
                                                               MAX_REPORTED_BYTES),
     }
     _raise_if_invalid(entry)
@@ -259,24 +254,18 @@ def stored_answer(text: str) -> str:
     cut to :data:`MAX_ANSWER_BYTES` of UTF-8. Grading this text, not the reply, is what
     makes the grade at call time the grade every later rebuild gives.
     """
-    return _cut(_storable(text), MAX_ANSWER_BYTES)
+    return _cut(storable(text), MAX_ANSWER_BYTES)
 
 
 def answer_note(text: str) -> str:
     """A sentence on how :func:`stored_answer` changed ``text`` (empty when it did not)."""
     notes = []
-    if _SURROGATE_RE.search(text):
+    if has_lone_surrogate(text):
         notes.append("Characters that are not valid Unicode were replaced by \ufffd.")
-    size = len(_storable(text).encode("utf-8"))
+    size = len(storable(text).encode("utf-8"))
     if size > MAX_ANSWER_BYTES:
         notes.append(f"The answer was {size:,} bytes; the log keeps and grades its first {MAX_ANSWER_BYTES:,}.")
     return " ".join(notes)
-
-
-def _storable(text: str | None) -> str | None:
-    if text is None or not _SURROGATE_RE.search(text):
-        return text
-    return _SURROGATE_RE.sub("\ufffd", text)
 
 
 def _token_count(value: int | None) -> int | None:
@@ -322,82 +311,6 @@ def valid_rater(value: Any) -> bool:
 def _is_number(value: Any) -> bool:
     # math.isfinite would raise OverflowError on a huge int; ints are compared with bounds exactly.
     return is_int(value) or (isinstance(value, float) and math.isfinite(value))
-
-
-def shown(value: object, limit: int = MAX_SHOWN_CHARS) -> str:
-    """``value`` (a key or a text) as a problem message may echo it: at most ``limit`` characters, valid Unicode."""
-    text = value if isinstance(value, str) else type(value).__name__
-    if len(text) > limit:
-        text = text[:limit] + "…"
-    return _storable(text)
-
-
-def hostile_values(obj: Any, limit: int = 3) -> list[tuple[str, str]]:
-    """(where, what) for the first ``limit`` numbers out of range and texts that are not valid Unicode.
-
-    Out of range: an integer beyond ±(2^53 − 1) or a float that is not finite (JSON's
-    ``1e400`` parses to infinity). ``where`` is a path like ``settings.temperature``
-    ("" for ``obj`` itself). Walks any nesting without recursion; never raises.
-    """
-    if not _holds_hostile(obj):
-        return []
-    found: list[tuple[str, str]] = []
-    stack: list[tuple[str, Any]] = [("", obj)]
-    while stack and len(found) < limit:
-        path, value = stack.pop()
-        if isinstance(value, str):
-            if _SURROGATE_RE.search(value):
-                found.append((path, "holds characters that are not valid Unicode (a lone surrogate)"))
-        elif isinstance(value, bool):
-            continue
-        elif isinstance(value, int):
-            if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
-                found.append((path, "is a number out of range (beyond 2^53)"))
-        elif isinstance(value, float):
-            if not math.isfinite(value):
-                found.append((path, "is a number out of range (not finite)"))
-        elif isinstance(value, dict):
-            if any(isinstance(key, str) and _SURROGATE_RE.search(key) for key in value):
-                found.append((path, "has a key that is not valid Unicode (a lone surrogate)"))
-                continue
-            stack.extend((f"{path}.{shown(key)}" if path else shown(key), item)
-                         for key, item in reversed(list(value.items())))
-        elif isinstance(value, (list, tuple)):
-            stack.extend((f"{path}[{i}]", item) for i, item in reversed(list(enumerate(value))))
-    return found
-
-
-def _holds_hostile(obj: Any) -> bool:
-    # The fast pass of hostile_values: no paths, exact types only (anything unusual -> the full walk decides).
-    stack = [obj]
-    strings: list[str] = []
-    while stack:
-        value = stack.pop()
-        kind = type(value)
-        if kind is str:
-            strings.append(value)
-        elif kind is int:
-            if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
-                return True
-        elif kind is dict:
-            strings.extend(value)  # keys: a key that is not text makes the join below fail
-            stack.extend(value.values())
-        elif kind is float:
-            if not math.isfinite(value):
-                return True
-        elif kind is list:
-            # A list of plain integers (an answer's ids) is bounded by its ends, without a step per item.
-            if value and set(map(type, value)) == _INT_ONLY:
-                if min(value) < -MAX_SAFE_INTEGER or max(value) > MAX_SAFE_INTEGER:
-                    return True
-            else:
-                stack.extend(value)
-        elif value is not None and kind is not bool:
-            return True
-    try:
-        return _SURROGATE_RE.search("".join(strings)) is not None
-    except TypeError:
-        return True
 
 
 class _Checker:
@@ -501,8 +414,6 @@ def validate_entry(obj: Any) -> list[str]:
 
 
 def _check_plan(check: _Checker) -> None:
-    from .reject_rules import parse_rule  # not at the top: reject_rules imports report, which imports audit
-
     obj = check.obj
     for key in ("x", "y"):
         if not isinstance(obj[key], str) or not _CONFIGURATION_RE.match(obj[key]):
@@ -584,7 +495,7 @@ def _settings_problem(settings: Any) -> str | None:
         Settings.from_dict(settings)
         problem = None
     except (TypeError, ValueError, OverflowError) as exc:
-        problem = _storable(str(exc)[:200])
+        problem = storable(str(exc)[:200])
     if key is not None:
         if len(_SETTINGS_PROBLEMS) >= MAX_SETTINGS_REMEMBERED:
             _SETTINGS_PROBLEMS.clear()

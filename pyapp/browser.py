@@ -47,7 +47,7 @@ def after_restore() -> None:
 # imports (DR-002); tests/test_orchestration.py checks the list against this file.
 OPERATION_MODULES = (
     "agreement", "agreement_tables", "audit", "baseline", "client", "configurations", "cost", "evalset",
-    "experiment", "experiment_page", "explorer", "export", "log_checkpoint", "own_cases", "page_content",
+    "experiment", "experiment_page", "explorer", "export", "formatting", "log_checkpoint", "own_cases", "page_content",
     "plans", "providers", "rating", "reject_rules", "repeat_report", "report", "rubric", "runner", "runs",
     "strict_json", "walkthrough",
 )
@@ -364,7 +364,7 @@ async def record_decision(call_id: str, helpful: bool, note: str) -> dict:
 @op
 async def audit_log() -> dict:
     """The calls in the log, newest first, without their answer texts (the list shows no answers)."""
-    from .report import fmt_whole
+    from .formatting import fmt_whole
 
     entries, corrupt = await read_entries()
     calls = [{**{key: value for key, value in entry.items() if key != "answer"},

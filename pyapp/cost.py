@@ -18,9 +18,9 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from pyapp.evalset import EVAL_SET_VERSION, case_prompt, cases, check_set_version
+from pyapp.formatting import fmt_count, fmt_fixed
 from pyapp.jsontypes import is_int
 from pyapp.providers import schema_for_sending
-from pyapp.report import fmt_count, fmt_fixed
 from pyapp.schema_check import load_schema
 from pyapp.vocabulary import ANSWERED, EntryType
 

@@ -30,9 +30,9 @@ from collections.abc import Generator
 from dataclasses import dataclass
 
 from pyapp.evalset import CASE_KINDS, CaseKind, draw_points
+from pyapp.formatting import fmt_count, fmt_fixed
 from pyapp.geodata import load_businesses
 from pyapp.kdtree import ORDERS, build_tree
-from pyapp.report import fmt_count, fmt_fixed
 from pyapp.search import distance, nearest, within_radius
 from pyapp.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_mean_ci, bootstrap_median_ci
 from pyapp.vocabulary import SearchKind

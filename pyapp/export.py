@@ -27,8 +27,8 @@ from collections.abc import Iterable
 
 from pyapp import audit, strict_json
 from pyapp.evalset import EVAL_SET_VERSION, SET_VERSIONS, is_own_set
-from pyapp.jsontypes import is_int
-from pyapp.report import fmt_fixed
+from pyapp.formatting import fmt_fixed
+from pyapp.jsontypes import hostile_values, is_int, shown
 from pyapp.runs import rebuild
 from pyapp.vocabulary import CaseStatus, EntryType
 
@@ -207,7 +207,7 @@ def _log_entries(text: str) -> list:
                 ) from None
             raise _not_json(f"Line {number} of the log", f"{exc.msg} at column {exc.colno}") from None
         except (ValueError, RecursionError) as exc:
-            raise _not_json(f"Line {number} of the log", audit.shown(str(exc), 200)) from None
+            raise _not_json(f"Line {number} of the log", shown(str(exc), 200)) from None
     return entries
 
 
@@ -226,7 +226,7 @@ def _load(text: str) -> object:
             ) from None
         raise _not_json("The file", f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
     except (ValueError, RecursionError) as exc:
-        raise _not_json("The file", audit.shown(str(exc), 200)) from None
+        raise _not_json("The file", shown(str(exc), 200)) from None
 
 
 def _not_json(what: str, reason: str) -> ImportFileError:
@@ -260,7 +260,7 @@ def _check_head(doc: object) -> list:
         parts = ([f"unknown fields {', '.join(unknown)}"] if unknown else []) + (
             [f"missing fields {', '.join(missing)}"] if missing else [])
         raise ImportFileError(f"The export has {' and '.join(parts)}; nothing was imported.")
-    if not isinstance(doc["eval_set_version"], str) or audit.hostile_values(doc["eval_set_version"]):
+    if not isinstance(doc["eval_set_version"], str) or hostile_values(doc["eval_set_version"]):
         raise ImportFileError("The export's eval_set_version must be text; nothing was imported.")
     run_id = doc["run_id"]
     if run_id is not None and not audit.valid_id(run_id):

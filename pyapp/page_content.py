@@ -16,8 +16,9 @@ from .evalset import (
     is_own_set,
 )
 from .explorer import search_view, tree_view
+from .formatting import fmt_count
 from .own_cases import set_label
-from .report import fmt_count, set_guidance, small_sample_guidance
+from .report import set_guidance, small_sample_guidance
 
 # The search the explorer shows first; the page's form starts with these values.
 DEFAULT_SEARCH = {"order": "median-first", "kind": "nearest", "lon": 24.9445, "lat": 60.1705, "radius": None}

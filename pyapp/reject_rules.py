@@ -18,7 +18,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from pyapp.report import fmt_points
+from pyapp.formatting import fmt_points
 
 NO_NEW_FAIL = "no-new-fail"
 DIFFERENCE_BELOW = "difference-below"

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pyapp.configurations import ConfigurationRuns, Grouped, drift, group_runs
+from pyapp.formatting import fmt_p, fmt_percent, fmt_points
 from pyapp.own_cases import refuse_own_with_fixed
 from pyapp.plans import plan_status
 from pyapp.repeats import compare_tables, repeat_figures, verdict_table
-from pyapp.report import compare_report, fmt_p, fmt_percent, fmt_points
+from pyapp.report import compare_report
 from pyapp.runs import Run
 from pyapp.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from decimal import ROUND_HALF_UP, Decimal
 
 from pyapp.evalset import SET_VERSIONS, case, case_ids, is_own_set, set_kinds
+from pyapp.formatting import fmt_count, fmt_interval, fmt_ms, fmt_p, fmt_percent, fmt_points, fmt_share
 from pyapp.own_cases import refuse_own_with_fixed, set_label
 from pyapp.runs import Run, cases_to_ask, gc_paused
 from pyapp.stats import (
@@ -39,71 +39,6 @@ CASES_IN_SET = 20
 SAME_RUN = "Choose two different runs: a run compared with itself shows nothing."
 # The grounded rates at which the guidance gives each set's Wilson half-width.
 GUIDANCE_RATES = (0.5, 0.8, 0.9)
-
-# --------------------------------------------------------------------------- shared formatting
-# One rounding rule for every figure shown (DR-006): start from the shortest decimal that reads back as
-# the float (its repr), then round half away from zero, as a person rounding the printed number would.
-# 1 of 16 is 6.25% -> "6.3%"; 1234.5 ms -> "1,235 ms". Python's format() rounds a float's binary value
-# half to even ("6.2%", "1,234 ms") and JavaScript's toFixed rounds it half up, so they disagree on such
-# ties: the page formats nothing and only places these strings.
-
-
-def _rounded(x: float, places: int, scale: int = 0) -> Decimal:
-    """``x`` times 10**``scale``, rounded to ``places`` decimals by the rule above; never negative zero."""
-    value = Decimal(repr(float(x))).scaleb(scale).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-    return abs(value) if value == 0 else value
-
-
-def fmt_percent(x: float | None) -> str:
-    """A share as a percentage with one decimal, half up: 0.839 -> "83.9%", 0.0625 -> "6.3%"."""
-    return "n/a" if x is None else f"{_rounded(x, 1, 2):.1f}%"
-
-
-def fmt_points(x: float) -> str:
-    """A difference of two shares in percentage points, signed, half away from zero: 0.05 -> "+5.0"."""
-    return f"{_rounded(x, 1, 2):+.1f}"
-
-
-def fmt_p(p: float) -> str:
-    """A p-value with four significant digits, half up: 0.03125 -> "0.03125", 1.0 -> "1"."""
-    exact = Decimal(repr(float(p)))
-    if exact == 0:
-        return "0"
-    four = exact.quantize(Decimal(1).scaleb(exact.adjusted() - 3), rounding=ROUND_HALF_UP)
-    return f"{float(four):.4g}"
-
-
-def fmt_fixed(x: float, places: int) -> str:
-    """``x`` with ``places`` decimals by the rule above, for data files: 131.49999999999818 -> "131.5"."""
-    return f"{_rounded(x, places):.{places}f}"
-
-
-def fmt_whole(x: float) -> str:
-    """A measure rounded to a whole number, half up, with thousands separators: 1234.5 -> "1,235"."""
-    return f"{_rounded(x, 0):,.0f}"
-
-
-def fmt_ms(x: float | None) -> str:
-    """Milliseconds, whole, half up, with thousands separators: 1234.5 -> "1,235 ms"."""
-    return "n/a" if x is None else f"{fmt_whole(x)} ms"
-
-
-def fmt_count(n: int) -> str:
-    """A whole number with thousands separators: 40000 -> "40,000"."""
-    return f"{n:,}"
-
-
-def fmt_share(k: int, n: int, interval: tuple[float, float] | list[float] | None) -> str:
-    """ "17/20 (85.0%, 95% CI 64.0% to 94.8%)", or "0/0" when nothing was graded."""
-    if n == 0 or interval is None:
-        return f"{k}/{n}"
-    return f"{k}/{n} ({fmt_percent(k / n)}, 95% CI {fmt_interval(interval)})"
-
-
-def fmt_interval(interval: tuple[float, float] | list[float] | None) -> str:
-    """A share's interval: "64.0% to 94.8%", or "n/a" when there is none."""
-    return "n/a" if interval is None else f"{fmt_percent(interval[0])} to {fmt_percent(interval[1])}"
-
 
 def _share_display(k: int, n: int, interval: list[float] | None) -> dict:
     """The grounded share's texts, the same in the runs list, the run's detail and the command line."""

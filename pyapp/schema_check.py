@@ -2,7 +2,7 @@
 
 The schema file ``answer_schema.json`` is package data beside this module; the site serves
 the same file. Before the schema, every number must lie in JavaScript's exact-integer
-range and every text must be valid Unicode (:func:`pyapp.audit.hostile_values`): a
+range and every text must be valid Unicode (:func:`pyapp.jsontypes.hostile_values`): a
 number out of range is a schema mismatch, never an arithmetic error (DR-006).
 Validation uses ``fastjsonschema``, a pure-Python wheel that the
 page loads before ``pyapp`` (see ``vendor/README.md``); it compiles the schema
@@ -17,7 +17,7 @@ from importlib.resources import files
 
 import fastjsonschema
 
-from pyapp.audit import hostile_values
+from pyapp.jsontypes import hostile_values
 
 
 @lru_cache(maxsize=1)

@@ -14,7 +14,7 @@ import fastjsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pyapp import audit, schema_check, strict_json
+from pyapp import jsontypes, schema_check, strict_json
 
 INTS = st.one_of(st.integers(-(2**60), 2**60), st.sampled_from([2**53 - 1, 2**53, -(2**53), 10**400]))
 SCALARS = st.one_of(st.none(), st.booleans(), INTS, st.floats(allow_nan=False), st.text(max_size=5),
@@ -64,17 +64,17 @@ def test_a_long_digit_run_inside_a_text_is_read_and_inside_a_number_refused():
 @given(VALUES)
 def test_the_quick_hostile_pass_agrees_with_the_full_walk(value):
     value = json.loads(json.dumps(value))  # as parsed from a stored text: lists, dicts, str, int, float
-    assert audit._holds_hostile(value) == bool(_full_walk(value))
+    assert jsontypes._holds_hostile(value) == bool(_full_walk(value))
 
 
 def _full_walk(value) -> list:
     """``hostile_values`` without its quick pass (a fixture cannot patch inside a hypothesis test)."""
-    quick = audit._holds_hostile
-    audit._holds_hostile = lambda _: True
+    quick = jsontypes._holds_hostile
+    jsontypes._holds_hostile = lambda _: True
     try:
-        return audit.hostile_values(value, limit=100)
+        return jsontypes.hostile_values(value, limit=100)
     finally:
-        audit._holds_hostile = quick
+        jsontypes._holds_hostile = quick
 
 
 @settings(max_examples=150, deadline=None)
@@ -93,7 +93,7 @@ def test_leaving_plain_ids_out_of_the_validator_changes_no_message(answer):
     except fastjsonschema.JsonSchemaValueException as exc:
         expected = [schema_check._readable(exc)]
     found = schema_check.validate_answer(answer)
-    if audit.hostile_values(answer):
+    if jsontypes.hostile_values(answer):
         assert found and all("out of range" in m or "not valid Unicode" in m for m in found)
     else:
         assert found == expected

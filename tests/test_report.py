@@ -9,14 +9,9 @@ from eval_helpers import call, full_run
 from scipy.stats import binomtest
 
 from pyapp.evalset import case_ids
+from pyapp.formatting import fmt_fixed, fmt_ms, fmt_p, fmt_percent, fmt_points, fmt_whole
 from pyapp.report import (
     compare_report,
-    fmt_fixed,
-    fmt_ms,
-    fmt_p,
-    fmt_percent,
-    fmt_points,
-    fmt_whole,
     format_compare_report,
     format_run_report,
     run_report,

@@ -1,0 +1,69 @@
+"""Every figure pyapp shows, as text, by one rounding rule (DR-006).
+
+Start from the shortest decimal that reads back as the float (its repr), then round half away
+from zero, as a person rounding the printed number would. 1 of 16 is 6.25% -> "6.3%"; 1234.5 ms
+-> "1,235 ms". Python's format() rounds a float's binary value half to even ("6.2%", "1,234 ms")
+and JavaScript's toFixed rounds it half up, so they disagree on such ties: the page formats
+nothing and only places these strings.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+
+
+def _rounded(x: float, places: int, scale: int = 0) -> Decimal:
+    """``x`` times 10**``scale``, rounded to ``places`` decimals by the rule of this module; never negative zero."""
+    value = Decimal(repr(float(x))).scaleb(scale).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return abs(value) if value == 0 else value
+
+
+def fmt_percent(x: float | None) -> str:
+    """A share as a percentage with one decimal, half up: 0.839 -> "83.9%", 0.0625 -> "6.3%"."""
+    return "n/a" if x is None else f"{_rounded(x, 1, 2):.1f}%"
+
+
+def fmt_points(x: float) -> str:
+    """A difference of two shares in percentage points, signed, half away from zero: 0.05 -> "+5.0"."""
+    return f"{_rounded(x, 1, 2):+.1f}"
+
+
+def fmt_p(p: float) -> str:
+    """A p-value with four significant digits, half up: 0.03125 -> "0.03125", 1.0 -> "1"."""
+    exact = Decimal(repr(float(p)))
+    if exact == 0:
+        return "0"
+    four = exact.quantize(Decimal(1).scaleb(exact.adjusted() - 3), rounding=ROUND_HALF_UP)
+    return f"{float(four):.4g}"
+
+
+def fmt_fixed(x: float, places: int) -> str:
+    """``x`` with ``places`` decimals by the rule above, for data files: 131.49999999999818 -> "131.5"."""
+    return f"{_rounded(x, places):.{places}f}"
+
+
+def fmt_whole(x: float) -> str:
+    """A measure rounded to a whole number, half up, with thousands separators: 1234.5 -> "1,235"."""
+    return f"{_rounded(x, 0):,.0f}"
+
+
+def fmt_ms(x: float | None) -> str:
+    """Milliseconds, whole, half up, with thousands separators: 1234.5 -> "1,235 ms"."""
+    return "n/a" if x is None else f"{fmt_whole(x)} ms"
+
+
+def fmt_count(n: int) -> str:
+    """A whole number with thousands separators: 40000 -> "40,000"."""
+    return f"{n:,}"
+
+
+def fmt_share(k: int, n: int, interval: tuple[float, float] | list[float] | None) -> str:
+    """ "17/20 (85.0%, 95% CI 64.0% to 94.8%)", or "0/0" when nothing was graded."""
+    if n == 0 or interval is None:
+        return f"{k}/{n}"
+    return f"{k}/{n} ({fmt_percent(k / n)}, 95% CI {fmt_interval(interval)})"
+
+
+def fmt_interval(interval: tuple[float, float] | list[float] | None) -> str:
+    """A share's interval: "64.0% to 94.8%", or "n/a" when there is none."""
+    return "n/a" if interval is None else f"{fmt_percent(interval[0])} to {fmt_percent(interval[1])}"
