@@ -47,7 +47,7 @@ def after_restore() -> None:
 # imports (DR-002); tests/test_orchestration.py checks the list against this file.
 OPERATION_MODULES = (
     "agreement", "agreement_tables", "audit", "baseline", "client", "configurations", "cost", "evalset",
-    "experiment", "experiment_page", "explorer", "export", "formatting", "log_checkpoint", "own_cases", "page_content",
+    "baseline_diff", "collector", "experiment", "experiment_page", "explorer", "export", "formatting", "log_checkpoint", "own_cases", "page_content",
     "plans", "providers", "rating", "reject_rules", "repeat_report", "report", "rubric", "runner", "runs",
     "strict_json", "walkthrough",
 )
@@ -256,7 +256,7 @@ class LogCache:
     def _take(self, rows: list) -> None:
         from . import strict_json
         from .audit import validate_entry
-        from .runs import gc_paused
+        from .collector import gc_paused
 
         added = []
         with gc_paused():  # thousands of small dicts and no cycles: the collector's passes only cost time
@@ -285,8 +285,8 @@ class LogCache:
         """Start from the checkpoint this browser kept for this build, if it has a sound one (DR-006)."""
         from kdt_worker import kept_log, mark
 
+        from .collector import gc_paused
         from .log_checkpoint import loads
-        from .runs import gc_paused
 
         kept = await kept_log()
         if kept is None:
@@ -463,8 +463,8 @@ KEPT_FROM = 1_000
 @op
 async def eval_overview() -> dict:
     """The runs list, newest first, from the log's runs index (the detail of a run is ``run_detail``)."""
+    from .collector import gc_paused
     from .report import rate_ticks, runs_message, runs_overview
-    from .runs import gc_paused
 
     first, before = LOG.index is None, len(LOG.entries)
     with gc_paused(keep=lambda: first or len(LOG.entries) - before >= KEPT_FROM):
@@ -692,7 +692,8 @@ async def baseline_file(run_ids: list[str]) -> str:
 @op
 async def baseline_diff(baseline: str, run_ids: list[str], rules: list[str] | None = None) -> dict:
     """``run_ids`` against a loaded baseline file, as ``python -m pyapp diff`` prints it."""
-    from .baseline import diff_report, parse_baseline
+    from .baseline import parse_baseline
+    from .baseline_diff import diff_report
     from .reject_rules import NO_NEW_FAIL, parse_rule
 
     parsed = [parse_rule(text) for text in rules or [NO_NEW_FAIL]]

@@ -13,15 +13,8 @@ import sys
 from collections.abc import Sequence
 
 from pyapp.agreement import agreement_report, format_agreement_report
-from pyapp.baseline import (
-    MAX_BASELINE_CHARS,
-    REJECTED_STATUS,
-    baseline_of,
-    baseline_text,
-    diff_report,
-    format_diff_report,
-    parse_baseline,
-)
+from pyapp.baseline import MAX_BASELINE_CHARS, REJECTED_STATUS, baseline_of, baseline_text, parse_baseline
+from pyapp.baseline_diff import diff_report, format_diff_report
 from pyapp.configurations import group_runs
 from pyapp.cost import actual_usage, run_size
 from pyapp.evalset import (

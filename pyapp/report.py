@@ -16,10 +16,11 @@ import math
 import statistics
 from collections.abc import Sequence
 
+from pyapp.collector import gc_paused
 from pyapp.evalset import SET_VERSIONS, case, case_ids, is_own_set, set_kinds
 from pyapp.formatting import fmt_count, fmt_interval, fmt_ms, fmt_p, fmt_percent, fmt_points, fmt_share
 from pyapp.own_cases import refuse_own_with_fixed, set_label
-from pyapp.runs import Run, cases_to_ask, gc_paused
+from pyapp.runs import Run, cases_to_ask
 from pyapp.stats import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,

@@ -40,13 +40,12 @@ graded once. Entries that fail
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from pyapp import audit
 from pyapp.checks import Facts
+from pyapp.collector import gc_paused
 from pyapp.evalset import (
     EVAL_SET_VERSION,
     SET_VERSIONS,
@@ -204,29 +203,6 @@ class Rebuilt:
                 return r
         known = ", ".join(r.run_id for r in self.runs) or "none"
         raise ValueError(f"no run {run_id!r} in the log (runs: {known})")
-
-
-@contextmanager
-def gc_paused(keep: Callable[[], bool] = lambda: False) -> Iterator[None]:
-    """Pause the cyclic garbage collector for a bulk pass that creates no reference cycles.
-
-    Rebuilding and grading allocate many small objects; on a log of 100,000 entries
-    the collector's repeated passes over them doubled the time (bench/bench_rebuild.py).
-    When ``keep()`` says at the end that what the pass made lives on (the worker's log,
-    its index and grades after a first read), it is moved out of the collector's
-    generations (``gc.freeze``) before the collector resumes, whose first pass would
-    otherwise walk all of it: a sixth of reading a 10,000-entry log (DR-006). Only the
-    outermost pause decides.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            if keep():
-                gc.freeze()
-            gc.enable()
 
 
 # --------------------------------------------------------------------------- grading

@@ -21,9 +21,9 @@ from pyapp.baseline import (
     baseline_of,
     baseline_table,
     baseline_text,
-    diff_report,
     parse_baseline,
 )
+from pyapp.baseline_diff import diff_report
 from pyapp.configurations import group_runs
 from pyapp.evalset import case_ids
 from pyapp.export import export_json
