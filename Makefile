@@ -52,9 +52,11 @@ engines:
 
 lint: $(VENV)/.test-deps
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 test: $(VENV)/.test-deps node_modules/.package-lock.json chromium nginx engines
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 
 # Benchmarks print min / median / max; they are never part of `make test`.

@@ -770,7 +770,7 @@ def collect_static(root: Path, known: FileDigests) -> tuple[dict[str, bytes], di
                                                 known)
         wheels = {path: by_name[posixpath.basename(path)] for path in wheels}
     files.update(wheels)
-    schema = root / "pyapp" / "answer_schema.json"
+    schema = root / "pyapp" / "explanation" / "answer_schema.json"
     if schema.is_file():
         copy("answer-schema.json", schema)
     return files, digests
@@ -958,7 +958,7 @@ def pyapp_digest() -> str:
 
 @functools.cache
 def page_content(name: str) -> dict:
-    """A page's fixed content from ``pyapp.page_content``, computed by the functions the worker calls,
+    """A page's fixed content from ``pyapp.presentation.page_content``, computed by the functions the worker calls,
     so it shows before Python starts (DR-002).
 
     Kept in ``.cache/page-content`` under a hash of pyapp's files: importing and running pyapp would
@@ -967,7 +967,7 @@ def page_content(name: str) -> dict:
     """
     cached = ROOT / PAGE_CONTENT_CACHE / f"{name}-{pyapp_digest()[:16]}.json"
     if not cached.exists():
-        from pyapp import page_content as content
+        from pyapp.presentation import page_content as content
 
         cached.parent.mkdir(parents=True, exist_ok=True)
         cached.write_text(json.dumps(getattr(content, name)()), encoding="utf-8")
@@ -984,7 +984,7 @@ def experiment_figures(root: Path) -> dict:
     neither its modules nor its data file changed. JSON keeps every float by its repr, so the cached
     figures are the computed ones to the last digit.
     """
-    from pyapp import experiment
+    from pyapp.experiment import orders as experiment
 
     package = Path(experiment.__file__).resolve().parent
     digest = hashlib.sha256()
@@ -1011,7 +1011,7 @@ def experiment_section(root: Path, url: str) -> dict:
     cache = root / EXPERIMENT_PAGE_CACHE / f"{pyapp_digest()[:24]}-{content_hash(url.encode())}.json"
     if cache.is_file():
         return json.loads(cache.read_text(encoding="utf-8"))
-    from pyapp.experiment_page import figures_html
+    from pyapp.presentation.experiment_page import figures_html
 
     figures = experiment_figures(root)
     section = {"html": figures_html(figures, relative_url("explorer/index.html", url)), "digest": figures["digest"],

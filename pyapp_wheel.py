@@ -1,13 +1,15 @@
 """The wheel of ``pyapp`` that the site loads into Pyodide (DR-002), built from pyproject.toml.
 
-What the package holds is defined once, by setuptools' keys in pyproject.toml: each package in
-``packages`` brings its own modules (``*.py``) and the files its ``package-data`` patterns
-match. Fixed times, modes and order keep the wheel byte-identical from build to build.
+What the package holds is defined once, by setuptools' keys in pyproject.toml: each package that
+``packages.find`` finds (a folder with an ``__init__.py`` whose dotted name matches an ``include``
+pattern) brings its own modules (``*.py``) and the files its ``package-data`` patterns match.
+Fixed times, modes and order keep the wheel byte-identical from build to build.
 """
 
 from __future__ import annotations
 
 import base64
+import fnmatch
 import hashlib
 import io
 import re
@@ -26,12 +28,21 @@ def package_files(root: Path) -> dict[str, bytes]:
     setuptools = project_config(root)["tool"]["setuptools"]
     package_data = setuptools.get("package-data", {})
     paths: set[Path] = set()
-    for package in setuptools["packages"]:
+    for package in found_packages(root, setuptools["packages"]["find"]["include"]):
         folder = root / package.replace(".", "/")
         paths |= set(folder.glob("*.py"))
         for pattern in [*package_data.get(package, []), *package_data.get("*", [])]:
             paths |= {path for path in folder.glob(pattern) if path.is_file()}
     return {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(paths)}
+
+
+def found_packages(root: Path, include: list[str]) -> list[str]:
+    """The dotted names of the packages under ``root`` that match an ``include`` pattern, as setuptools finds them."""
+    tops = [folder for folder in root.iterdir() if folder.is_dir()
+            and any(fnmatch.fnmatchcase(folder.name, pattern.split(".")[0]) for pattern in include)]
+    names = (init.parent.relative_to(root).as_posix().replace("/", ".")
+             for top in tops for init in top.rglob("__init__.py"))
+    return sorted(name for name in names if any(fnmatch.fnmatchcase(name, pattern) for pattern in include))
 
 
 def build_wheel(root: Path) -> tuple[str, bytes]:

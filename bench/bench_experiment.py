@@ -23,7 +23,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 # One function, run the same way by both interpreters: the seconds of each cold run and the figures' digest.
 WORKLOAD = """
 import json, time
-from pyapp import experiment, kdtree, stats
+from pyapp.experiment import orders as experiment
+from pyapp.kdtree import tree as kdtree
+from pyapp.evaluation import stats
 
 def timed_runs(seed, per_kind, repeats):
     seconds = []

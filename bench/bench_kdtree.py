@@ -24,8 +24,8 @@ import numpy as np  # noqa: E402
 from scipy.spatial import KDTree as ScipyKDTree  # noqa: E402
 
 from kdtree_workload import WORKLOADS, run_workload, workload_queries  # noqa: E402
-from pyapp.geodata import bounding_box, load_businesses  # noqa: E402
-from pyapp.kdtree import ORDERS, KdTree, insertion_sequence  # noqa: E402
+from pyapp.kdtree.geodata import bounding_box, load_businesses  # noqa: E402
+from pyapp.kdtree.tree import ORDERS, KdTree, insertion_sequence  # noqa: E402
 from pyodide_harness import BrowserPython  # noqa: E402
 
 BALANCED = "median-first"  # the balanced tree, which the scipy comparison is about

@@ -12,16 +12,16 @@ cancellations and repeated calls. For each size the script times, on CPython,
 under Pyodide in node, and under the site's own Pyodide in a Web Worker in
 Chromium (``tests/pyodide_harness.py``, the way the page runs it):
 
-- :func:`pyapp.export.parse_import` of the JSON export (the import path);
-- :func:`pyapp.runs.rebuild` of the log as stored (every entry validated), and
+- :func:`pyapp.evaluation.export.parse_import` of the JSON export (the import path);
+- :func:`pyapp.evaluation.runs.rebuild` of the log as stored (every entry validated), and
   after an import (already validated); neither grades anything yet;
 - grading every counted answer of every run, and rebuild plus grading all
-  (:func:`pyapp.report.runs_overview`), which is "rebuilt and graded" in full;
-- loading the worker's kept read of such a log (:mod:`pyapp.log_checkpoint`), and from it
+  (:func:`pyapp.presentation.report.runs_overview`), which is "rebuilt and graded" in full;
+- loading the worker's kept read of such a log (:mod:`pyapp.auditlog.checkpoint`), and from it
   the runs list with the outcomes it kept, so nothing is parsed, validated or graded again;
-- :func:`pyapp.report.run_report` of one run (twenty grades and the 2,000-resample
+- :func:`pyapp.presentation.report.run_report` of one run (twenty grades and the 2,000-resample
   bootstrap), and the statistics of one comparison: both runs' reports and
-  :func:`pyapp.report.compare_report`.
+  :func:`pyapp.presentation.report.compare_report`.
 
 Every timing starts with an empty grading cache.
 
@@ -55,8 +55,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
 from eval_helpers import call, cancel  # noqa: E402
 
-from pyapp.evalset import case, case_facts, case_ids, case_search  # noqa: E402
-from pyapp.export import export_json  # noqa: E402
+from pyapp.evaluation.evalset import case, case_facts, case_ids, case_search  # noqa: E402
+from pyapp.evaluation.export import export_json  # noqa: E402
 from pyodide_harness import pyodide_available, run_in_node  # noqa: E402
 
 SEED = 7
@@ -150,10 +150,10 @@ def synthetic_log(n_calls: int, seed: int = SEED) -> list[dict]:
 
 WORK = r'''
 import gc, json, statistics, time, tracemalloc
-from pyapp.export import parse_import
-from pyapp.log_checkpoint import Checkpoint, dumps, loads
-from pyapp.report import compare_report, run_report, runs_overview
-from pyapp.runs import Grader, rebuild
+from pyapp.evaluation.export import parse_import
+from pyapp.auditlog.checkpoint import Checkpoint, dumps, loads
+from pyapp.presentation.report import compare_report, run_report, runs_overview
+from pyapp.evaluation.runs import Grader, rebuild
 
 
 def timed(fn, repeats, setup=lambda: None):
@@ -248,8 +248,8 @@ def profile(size: int) -> None:
     import cProfile
     import pstats
 
-    from pyapp.report import runs_overview
-    from pyapp.runs import rebuild
+    from pyapp.evaluation.runs import rebuild
+    from pyapp.presentation.report import runs_overview
 
     entries = synthetic_log(size)
     rebuild(entries[:40])

@@ -8,9 +8,9 @@ full runs each appended (400 calls, designed flips), the case the page meets whe
 visitor has repeated two configurations on a long log. Timed, from the parsed entries:
 
 - the configuration view: rebuild (already validated, as after an import) and
-  :func:`pyapp.repeat_report.configurations_report` of every run (grading included);
+  :func:`pyapp.presentation.repeat_report.configurations_report` of every run (grading included);
 - the comparison of the two ten-run configurations,
-  :func:`pyapp.repeat_report.configuration_compare_report` (the 2,000-resample bootstrap).
+  :func:`pyapp.presentation.repeat_report.configuration_compare_report` (the 2,000-resample bootstrap).
 
 Each runtime's timings start from a fresh rebuild, so no grade is cached. Times are
 min / median / max milliseconds; the ratio is Pyodide's median over CPython's.
@@ -32,8 +32,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 from bench_rebuild import synthetic_log  # noqa: E402
 from eval_helpers import full_run  # noqa: E402
 
-from pyapp.evalset import case_ids  # noqa: E402
-from pyapp.export import export_json  # noqa: E402
+from pyapp.evaluation.evalset import case_ids  # noqa: E402
+from pyapp.evaluation.export import export_json  # noqa: E402
 from pyodide_harness import pyodide_available, run_in_node  # noqa: E402
 
 REPEATED = ({"provider": "anthropic", "model": "claude-repeat", "max_tokens": 4000, "temperature": 0.0,
@@ -43,10 +43,10 @@ RUNS = 10
 
 WORK = r'''
 import gc, json, time
-from pyapp.configurations import group_runs
-from pyapp.export import parse_import
-from pyapp.repeat_report import configuration_compare_report, configurations_report
-from pyapp.runs import rebuild
+from pyapp.evaluation.configurations import group_runs
+from pyapp.evaluation.export import parse_import
+from pyapp.presentation.repeat_report import configuration_compare_report, configurations_report
+from pyapp.evaluation.runs import rebuild
 
 
 def measure(text, x, y, repeats):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pyapp.stats import bootstrap_median_ci, mcnemar_exact, newcombe_paired, wilson  # noqa: E402
+from pyapp.evaluation.stats import bootstrap_median_ci, mcnemar_exact, newcombe_paired, wilson  # noqa: E402
 
 # A plausible pair of runs over the twenty cases: first 17/20 grounded, second 14/20.
 TABLE = (13, 4, 1, 2)

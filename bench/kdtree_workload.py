@@ -11,9 +11,9 @@ import random
 import statistics
 import time
 
-from pyapp.geodata import bounding_box
-from pyapp.kdtree import build_tree
-from pyapp.search import nearest, within_radius
+from pyapp.kdtree.geodata import bounding_box
+from pyapp.kdtree.search import nearest, within_radius
+from pyapp.kdtree.tree import build_tree
 
 # (label, kind, radius): the three workloads the benchmark reports.
 WORKLOADS = (

@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pyapp.geodata import bounding_box  # noqa: E402
-from pyapp.kdtree import ORDERS  # noqa: E402
-from pyapp.prompt import MAX_STEPS, build_prompt  # noqa: E402
-from pyapp.search import search  # noqa: E402
+from pyapp.explanation.prompt import MAX_STEPS, build_prompt  # noqa: E402
+from pyapp.kdtree.geodata import bounding_box  # noqa: E402
+from pyapp.kdtree.search import search  # noqa: E402
+from pyapp.kdtree.tree import ORDERS  # noqa: E402
 
 KINDS = (("nearest", None), ("radius", 0.0005), ("radius", 0.003))
 

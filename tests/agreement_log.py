@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from eval_helpers import full_run, rating
 
-from pyapp.evalset import case_ids
+from pyapp.evaluation.evalset import case_ids
 
 IDS = case_ids()
 

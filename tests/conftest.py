@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import build
-from pyapp import browser as pyapp_browser
+from pyapp.browser import log_cache
 from serve import SiteHandler, make_server
 
 CHROMIUM = "/usr/bin/chromium"
@@ -230,6 +230,6 @@ def worker(monkeypatch: pytest.MonkeyPatch) -> WorkerStandIn:
     monkeypatch.setitem(sys.modules, "pyodide", stand_in.pyodide)
     monkeypatch.setitem(sys.modules, "pyodide.http", stand_in.http)
     monkeypatch.setitem(sys.modules, "pyodide.ffi", stand_in.ffi)
-    monkeypatch.setattr(pyapp_browser, "LOG", pyapp_browser.LogCache())  # each test's worker starts with nothing read
-    pyapp_browser.grader.cache_clear()  # and nothing graded
+    monkeypatch.setattr(log_cache, "LOG", log_cache.LogCache())  # each test's worker starts with nothing read
+    log_cache.grader.cache_clear()  # and nothing graded
     return stand_in

@@ -2,7 +2,7 @@
 
 ``answer_for`` writes the answer a faithful model would give for a case (from the
 case's facts), optionally with one claim wrong; ``call`` and ``cancel`` build
-entries that must pass ``pyapp.audit.validate_entry`` (they raise otherwise, so a
+entries that must pass ``pyapp.auditlog.entries.validate_entry`` (they raise otherwise, so a
 change of the audit format shows up here first).
 """
 
@@ -13,9 +13,9 @@ from datetime import UTC, datetime, timedelta
 from itertools import count
 from pathlib import Path
 
-from pyapp import audit
-from pyapp.evalset import EVAL_SET_VERSION, case, case_facts, case_prompt, is_known_set
-from pyapp.vocabulary import ANSWERED, EntryType, Outcome
+from pyapp.auditlog import entries as audit
+from pyapp.core.vocabulary import ANSWERED, EntryType, Outcome
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_facts, case_prompt, is_known_set
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -125,7 +125,7 @@ def decision(call_id: str, helpful: bool, note: str = "", *, time: float = 0.0) 
 
 def rating(call_id: str, rater: str, verdict: bool = True, *, time: float = 0.0, **answers: bool) -> dict:
     """A rating of ``call_id`` by ``rater``: every question answered ``verdict``, except those in ``answers``."""
-    from pyapp.rubric import RUBRIC
+    from pyapp.explanation.rubric import RUBRIC
 
     full = {key: answers.get(key, verdict) for key in RUBRIC.keys}
     return audit.rating_entry(f"g{next(_ids):06d}", at(time), call_id, rater, RUBRIC.version, full)
@@ -139,7 +139,7 @@ def full_run(run_id: str, grounded: set[str] | frozenset[str] | None = None, *, 
     ``grounded`` None means all; ``failing`` maps a case id to "model_failure" (a truncated answer)
     or a wrong claim name.
     """
-    from pyapp.evalset import case_ids
+    from pyapp.evaluation.evalset import case_ids
 
     entries = []
     for i, case_id in enumerate(case_ids(version)):

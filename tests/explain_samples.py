@@ -1,6 +1,6 @@
 """Hand-made searches and answers for the prompt, check and grading tests (DR-005).
 
-The searches here are written by hand, not produced by ``pyapp.search``, so the
+The searches here are written by hand, not produced by ``pyapp.kdtree.search``, so the
 pinned prompt hash and the prompt's fingerprint (which ``tests/test_prompt.py``
 pins per ``PROMPT_VERSION``) depend only on the prompt code. ``answer_from_prompt``
 reads an answer back out of a prompt's text alone, without any pyapp helper:
@@ -15,11 +15,11 @@ import json
 import math
 import re
 
-from pyapp import prompt as P
-from pyapp.kdtree import TreeStats
-from pyapp.search import Neighbour, SearchResult
-from pyapp.trace import Step
-from pyapp.vocabulary import Action, SearchKind
+from pyapp.core.vocabulary import Action, SearchKind
+from pyapp.explanation import prompt as P
+from pyapp.kdtree.search import Neighbour, SearchResult
+from pyapp.kdtree.trace import Step
+from pyapp.kdtree.tree import TreeStats
 
 STATS = TreeStats(size=3, depth=1, average_depth=2 / 3)
 QUERY = (24.951, 60.161)

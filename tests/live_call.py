@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
-from pyapp.client import HttpResponse
-from pyapp.evalset import EVAL_SET_VERSION, case, case_prompt, case_search
-from pyapp.providers import Settings
-from pyapp.walkthrough import Explained, explain
+from pyapp.asking.walkthrough import Explained, explain
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_prompt, case_search
+from pyapp.providers.client import HttpResponse
+from pyapp.providers.vendors import Settings
 
 
 def run_async(coroutine):

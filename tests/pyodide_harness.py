@@ -6,7 +6,7 @@ benchmarks). Both put the same wheels on ``sys.path`` the way the worker does, a
 pyapp's, built from pyproject.toml, and the vendored ones. Extra files (a benchmark's modules, an
 export to read) go to Pyodide's home folder, which is on ``sys.path``.
 
-    out = run_in_node("import json\\nfrom pyapp.stats import wilson\\njson.dumps(wilson(1, 2))", tmp_path)
+    out = run_in_node("import json\\nfrom pyapp.evaluation.stats import wilson\\njson.dumps(wilson(1, 2))", tmp_path)
     with BrowserPython({"work.py": path}) as python:
         python.run("import work; work.measure()")   # the last expression, a str
 """

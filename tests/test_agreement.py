@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import cohen_kappa_score
 
-from pyapp.agreement import FEW_ANSWERS, agreement_report, cohen_kappa, format_agreement_report, kappa_note
-from pyapp.cli import main
-from pyapp.export import export_json, parse_import
-from pyapp.stats import z_value
+from pyapp.cli.commands import main
+from pyapp.evaluation.agreement import FEW_ANSWERS, agreement_report, cohen_kappa, format_agreement_report, kappa_note
+from pyapp.evaluation.export import export_json, parse_import
+from pyapp.evaluation.stats import z_value
 
 Z = z_value(0.95)
 

@@ -8,8 +8,8 @@ from agreement_log import rated_log
 
 from live_call import run_async
 from pyapp import browser
-from pyapp.agreement import agreement_report
-from pyapp.agreement_tables import agreement_tables
+from pyapp.evaluation.agreement import agreement_report
+from pyapp.presentation.agreement_tables import agreement_tables
 
 
 def test_one_table_per_pair_with_agreement_kappa_and_n_per_question():

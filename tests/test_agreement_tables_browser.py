@@ -15,8 +15,8 @@ from agreement_log import rated_log
 from test_eval_browser import export_json
 from test_layout_browser import AXE, OVERFLOW, RUN_AXE
 
-from pyapp.agreement_tables import agreement_tables
-from pyapp.export import export_json as export_text
+from pyapp.evaluation.export import export_json as export_text
+from pyapp.presentation.agreement_tables import agreement_tables
 
 pytestmark = pytest.mark.browser
 

@@ -1,4 +1,4 @@
-"""Audit log entries: building, strict validation, and keeping the key out (pyapp.audit)."""
+"""Audit log entries: building, strict validation, and keeping the key out (pyapp.auditlog.entries)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from live_call import run_async
-from pyapp import audit
-from pyapp.audit import (
+from pyapp.auditlog import entries as audit
+from pyapp.auditlog.entries import (
     AUDIT_FORMAT,
     CALL_DRIFT_KEYS,
     CALL_KEYS,
@@ -25,10 +25,10 @@ from pyapp.audit import (
     ungraded_outcome,
     validate_entry,
 )
-from pyapp.client import CallOutcome, HttpResponse, NetworkError, call
-from pyapp.prompt import build_prompt
-from pyapp.providers import Reply, Settings, build_request
-from pyapp.search import search
+from pyapp.explanation.prompt import build_prompt
+from pyapp.kdtree.search import search
+from pyapp.providers.client import CallOutcome, HttpResponse, NetworkError, call
+from pyapp.providers.vendors import Reply, Settings, build_request
 
 KEY = "sk-ant-api03-AUDITsecret0123456789ABCDEFGHIJ"
 WHEN = datetime(2026, 12, 2, 16, 40, 5, 123456, tzinfo=UTC)

@@ -14,7 +14,8 @@ from scipy.stats import binomtest
 
 from live_call import run_async
 from pyapp import browser
-from pyapp.baseline import (
+from pyapp.auditlog.rules import parse_rule, rule_verdict
+from pyapp.evaluation.baseline import (
     CASE_KEYS,
     HEADER_KEYS,
     REJECTED_STATUS,
@@ -23,14 +24,13 @@ from pyapp.baseline import (
     baseline_text,
     parse_baseline,
 )
-from pyapp.baseline_diff import diff_report
-from pyapp.configurations import group_runs
-from pyapp.evalset import case_ids
-from pyapp.export import export_json
-from pyapp.reject_rules import parse_rule, rule_verdict
-from pyapp.repeat_report import configuration_compare_report
-from pyapp.repeats import verdict_table
-from pyapp.runs import rebuild
+from pyapp.evaluation.configurations import group_runs
+from pyapp.evaluation.evalset import case_ids
+from pyapp.evaluation.export import export_json
+from pyapp.evaluation.repeats import verdict_table
+from pyapp.evaluation.runs import rebuild
+from pyapp.presentation.baseline_diff import diff_report
+from pyapp.presentation.repeat_report import configuration_compare_report
 
 ROOT = Path(__file__).resolve().parent.parent
 IDS = list(case_ids())

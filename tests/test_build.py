@@ -66,11 +66,12 @@ SMALL_PYPROJECT = """[project]
 name = "Small.Site"
 version = "0.1"
 
-[tool.setuptools]
-packages = ["pyapp"]
+[tool.setuptools.packages.find]
+include = ["pyapp*"]
 
 [tool.setuptools.package-data]
 pyapp = ["data/*", "*.json"]
+"pyapp.inner" = ["*.txt"]
 """
 
 
@@ -415,7 +416,7 @@ def test_a_build_with_warm_caches_does_not_import_the_experiment(tmp_path, dist)
             "print(json.dumps(list(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", code], cwd=build.ROOT, capture_output=True, text=True, check=True)
     imported = set(json.loads(done.stdout))
-    assert "pyapp.experiment" not in imported
+    assert "pyapp.experiment.orders" not in imported
     assert ((tmp_path / "again" / "experiments" / "index.html").read_bytes()
             == (dist / "experiments" / "index.html").read_bytes())
 

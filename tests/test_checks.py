@@ -1,4 +1,4 @@
-"""The five checks of a walkthrough's claims, and their fairness (pyapp.checks, DR-005)."""
+"""The five checks of a walkthrough's claims, and their fairness (pyapp.explanation.checks, DR-005)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import random
 import pytest
 
 from explain_samples import answer_from_prompt, long_sample, nearest_sample, radius_sample
-from pyapp import checks as C
-from pyapp.geodata import bounding_box, load_businesses
-from pyapp.kdtree import ORDERS
-from pyapp.prompt import MAX_STEPS, build_prompt
-from pyapp.search import search
+from pyapp.explanation import checks as C
+from pyapp.explanation.prompt import MAX_STEPS, build_prompt
+from pyapp.kdtree.geodata import bounding_box, load_businesses
+from pyapp.kdtree.search import search
+from pyapp.kdtree.tree import ORDERS
 
 
 def facts_of(result) -> C.Facts:

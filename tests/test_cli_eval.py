@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from eval_helpers import call, full_run
 
-from pyapp.cli import format_prompt, main
-from pyapp.evalset import case, case_prompt, evalset_summary, evalset_table
-from pyapp.export import export_json
-from pyapp.report import compare_report, run_report
-from pyapp.runs import rebuild
+from pyapp.cli.commands import format_prompt, main
+from pyapp.evaluation.evalset import case, case_prompt, evalset_summary, evalset_table
+from pyapp.evaluation.export import export_json
+from pyapp.evaluation.runs import rebuild
+from pyapp.presentation.report import compare_report, run_report
 
 ROOT = Path(__file__).resolve().parent.parent
 IDS = [f"C{i:02d}" for i in range(1, 21)]

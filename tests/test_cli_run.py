@@ -14,15 +14,15 @@ from eval_helpers import full_run
 
 from fake_provider import USAGE, FakeProvider
 from live_call import run_async
-from pyapp import audit
-from pyapp.client import NetworkError
-from pyapp.cost import actual_usage, run_size
-from pyapp.evalset import LARGE_SET_VERSION, case_ids
-from pyapp.export import ImportFileError, export_json, log_line, parse_import
-from pyapp.providers import HttpRequest
-from pyapp.report import run_report
-from pyapp.runs import rebuild
-from pyapp.terminal import LogFile, urllib_transport
+from pyapp.auditlog import entries as audit
+from pyapp.cli.terminal import LogFile, urllib_transport
+from pyapp.evaluation.cost import actual_usage, run_size
+from pyapp.evaluation.evalset import LARGE_SET_VERSION, case_ids
+from pyapp.evaluation.export import ImportFileError, export_json, log_line, parse_import
+from pyapp.evaluation.runs import rebuild
+from pyapp.presentation.report import run_report
+from pyapp.providers.client import NetworkError
+from pyapp.providers.vendors import HttpRequest
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-local-terminal-secret-0123456789"
@@ -165,7 +165,7 @@ def test_the_transport_returns_error_statuses_and_never_follows_a_redirect():
 
 
 def test_the_redirect_handler_refuses_to_follow():
-    from pyapp.terminal import _NoRedirects
+    from pyapp.cli.terminal import _NoRedirects
 
     assert _NoRedirects().redirect_request(None, None, 302, "Found", {}, "https://elsewhere.example/") is None
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pyapp.cli import main
-from pyapp.kdtree import ORDERS
-from pyapp.search import search
+from pyapp.cli.commands import main
+from pyapp.kdtree.search import search
+from pyapp.kdtree.tree import ORDERS
 
 ROOT = Path(__file__).resolve().parent.parent
 

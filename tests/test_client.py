@@ -1,4 +1,4 @@
-"""The call loop as a state machine: fake transport, fake clock, fake sleep (pyapp.client)."""
+"""The call loop as a state machine: fake transport, fake clock, fake sleep (pyapp.providers.client)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from live_call import run_async
-from pyapp.client import (
+from pyapp.providers.client import (
     DEFAULT_POLICY,
     CallOutcome,
     Cancelled,
@@ -21,7 +21,7 @@ from pyapp.client import (
     call,
     parse_retry_after,
 )
-from pyapp.providers import Settings, build_request
+from pyapp.providers.vendors import Settings, build_request
 
 KEY = "sk-ant-api03-CLIENTsecret0123456789ABCDEFGH"
 SCHEMA = {"type": "object", "properties": {"result": {"type": "integer"}}, "required": ["result"]}

@@ -7,17 +7,17 @@ import json
 import pytest
 from eval_helpers import OTHER_SETTINGS, SETTINGS, call, full_run
 
-from pyapp.cli import main
-from pyapp.configurations import base_url_host, configuration_of, group_runs
-from pyapp.export import export_json
-from pyapp.repeat_report import (
+from pyapp.cli.commands import main
+from pyapp.evaluation.configurations import base_url_host, configuration_of, group_runs
+from pyapp.evaluation.export import export_json
+from pyapp.evaluation.runs import rebuild
+from pyapp.presentation.repeat_report import (
     configuration_compare_report,
     configurations_report,
     format_configuration_compare_report,
     format_configurations_report,
 )
-from pyapp.report import compare_report
-from pyapp.runs import rebuild
+from pyapp.presentation.report import compare_report
 
 IDS = [f"C{i:02d}" for i in range(1, 21)]
 LOCAL = {"provider": "openai-compatible", "model": "local-1", "max_tokens": 4000, "temperature": 0.0,
@@ -157,7 +157,7 @@ def test_compare_config_bad_names_are_one_clear_line(log, capsys, names, fragmen
     ((0.01, 0.2), 0.01, None), ((-0.1, 0.2), 0.5, None),
 ], ids=["interval-only", "test-only", "both-differ", "neither"])
 def test_disagreement_note_only_when_interval_and_test_disagree(interval, p, says):
-    from pyapp.repeat_report import _disagreement_note
+    from pyapp.presentation.repeat_report import _disagreement_note
 
     figures = {"method": "bootstrap", "interval": list(interval), "sign_p": p, "better": ["C01"], "worse": []}
     note = _disagreement_note(figures)

@@ -10,10 +10,10 @@ from eval_helpers import call, full_run
 
 from live_call import run_async
 from pyapp import browser
-from pyapp.cost import CHARS_PER_TOKEN, actual_usage, run_size
-from pyapp.evalset import case_prompt, cases
-from pyapp.providers import Settings, build_request
-from pyapp.schema_check import load_schema
+from pyapp.evaluation.cost import CHARS_PER_TOKEN, actual_usage, run_size
+from pyapp.evaluation.evalset import case_prompt, cases
+from pyapp.explanation.schema import load_schema
+from pyapp.providers.vendors import Settings, build_request
 
 
 def characters_in_requests() -> int:

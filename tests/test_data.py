@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from pyapp import geodata
+from pyapp.kdtree import geodata
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA_DIR = ROOT / "pyapp" / "data"
+DATA_DIR = ROOT / "pyapp" / "kdtree" / "data"
 CSV_PATH = DATA_DIR / "businesses.csv"
 
 

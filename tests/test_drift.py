@@ -8,18 +8,18 @@ from datetime import UTC, datetime
 import pytest
 from eval_helpers import OTHER_SETTINGS, full_run
 
-from pyapp import audit
-from pyapp.client import CallOutcome
-from pyapp.configurations import group_runs
-from pyapp.evalset import EVAL_SET_VERSION, case, case_prompt
-from pyapp.providers import Reply, Settings, parse_response
-from pyapp.repeat_report import (
+from pyapp.auditlog import entries as audit
+from pyapp.evaluation.configurations import group_runs
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_prompt
+from pyapp.evaluation.runs import rebuild
+from pyapp.presentation.repeat_report import (
     configuration_compare_report,
     configurations_report,
     format_configuration_compare_report,
     format_configurations_report,
 )
-from pyapp.runs import rebuild
+from pyapp.providers.client import CallOutcome
+from pyapp.providers.vendors import Reply, Settings, parse_response
 
 OPENAI_BODY = {
     "model": "gpt-test-1-2026-11-01", "system_fingerprint": "fp_abc123",

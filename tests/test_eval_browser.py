@@ -14,7 +14,7 @@ import threading
 import pytest
 
 from explain_samples import answer_from_prompt
-from pyapp.evalset import LARGE_SET_VERSION, case_ids, case_prompt, cases
+from pyapp.evaluation.evalset import LARGE_SET_VERSION, case_ids, case_prompt, cases
 
 pytestmark = pytest.mark.browser
 

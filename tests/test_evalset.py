@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from pyapp.evalset import (
+from pyapp.evaluation.evalset import (
     CASE_KIND_NAMES,
     CASE_KINDS,
     EVAL_SET_VERSION,
@@ -28,10 +28,10 @@ from pyapp.evalset import (
     evalset_table,
     stream_seed,
 )
-from pyapp.geodata import bounding_box, load_businesses
-from pyapp.kdtree import ORDERS
-from pyapp.prompt import MAX_STEPS, build_prompt
-from pyapp.search import search
+from pyapp.explanation.prompt import MAX_STEPS, build_prompt
+from pyapp.kdtree.geodata import bounding_box, load_businesses
+from pyapp.kdtree.search import search
+from pyapp.kdtree.tree import ORDERS
 from pyodide_harness import pyodide_available, run_in_node
 
 # The fields whose change means a different set (the prompt has its own version).
@@ -165,7 +165,7 @@ def test_distances_in_why_lines_match_the_search():
 
 @pytest.mark.skipif(not pyodide_available(), reason="needs node and the Pyodide npm package")
 def test_pyodide_builds_the_same_set(tmp_path):
-    script = "import json\nfrom pyapp.evalset import evalset_table\njson.dumps(evalset_table())"
+    script = "import json\nfrom pyapp.evaluation.evalset import evalset_table\njson.dumps(evalset_table())"
     assert json.loads(run_in_node(script, tmp_path)) == json.loads(json.dumps(evalset_table()))
 
 
@@ -216,6 +216,6 @@ def test_the_larger_set_has_its_own_summary():
 
 @pytest.mark.skipif(not pyodide_available(), reason="needs node and the Pyodide npm package")
 def test_pyodide_builds_the_same_larger_set(tmp_path):
-    script = "import json\nfrom pyapp.evalset import LARGE_SET_VERSION, evalset_table\n" \
+    script = "import json\nfrom pyapp.evaluation.evalset import LARGE_SET_VERSION, evalset_table\n" \
              "json.dumps(evalset_table(LARGE_SET_VERSION))"
     assert evalset_fingerprint(json.loads(run_in_node(script, tmp_path)), LARGE_SET_VERSION) == PINNED_X80_FINGERPRINT

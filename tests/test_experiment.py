@@ -12,9 +12,9 @@ from scipy.spatial import KDTree
 
 from live_call import run_async
 from pyapp import browser
-from pyapp.cli import main
-from pyapp.evalset import CASE_KINDS
-from pyapp.experiment import (
+from pyapp.cli.commands import main
+from pyapp.evaluation.evalset import CASE_KINDS
+from pyapp.experiment.orders import (
     BASELINE,
     DEFAULT_PER_KIND,
     DEFAULT_SEED,
@@ -24,9 +24,9 @@ from pyapp.experiment import (
     measure,
     run_experiment,
 )
-from pyapp.experiment_page import figures_html
-from pyapp.geodata import load_businesses
-from pyapp.kdtree import ORDERS
+from pyapp.kdtree.geodata import load_businesses
+from pyapp.kdtree.tree import ORDERS
+from pyapp.presentation.experiment_page import figures_html
 from pyodide_harness import pyodide_available, run_in_node
 
 SMALL = 12  # queries per kind in the quicker tests
@@ -171,7 +171,8 @@ def test_command_line_prints_the_figures(capsys, small):
 
 @pytest.mark.skipif(not pyodide_available(), reason="needs node and the pyodide npm package")
 def test_pyodide_gives_the_same_digits(tmp_path, small):
-    out = run_in_node(f"from pyapp.experiment import run_experiment\nrun_experiment(7, {SMALL})['digest']", tmp_path)
+    code = f"from pyapp.experiment.orders import run_experiment\nrun_experiment(7, {SMALL})['digest']"
+    out = run_in_node(code, tmp_path)
     assert out == small["digest"]
 
 

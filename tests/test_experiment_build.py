@@ -6,7 +6,7 @@ import html
 import re
 
 import build
-from pyapp import experiment
+from pyapp.experiment import orders as experiment
 
 
 def test_real_experiments_page_publishes_the_figures_and_links_to_the_explorer(dist):

@@ -113,7 +113,7 @@ def map_to_screen(page, x: float, y: float) -> tuple[float, float]:
 
 
 def test_hover_names_the_business_under_the_pointer_and_focus_the_one_nearest_the_query(watched, site):
-    from pyapp.explorer import search_view, tree_view
+    from pyapp.presentation.explorer import search_view, tree_view
 
     page = open_explorer(watched, site)
     nodes = tree_view("median-first")["nodes"]
@@ -342,7 +342,7 @@ def test_tree_view_agrees_with_the_cli_and_jumps_to_a_node_step(watched, site):
     assert seen == sum(1 for step in visits.values() if step <= visits[deepest])
 
     # The map marks each visited node where the command line's trace puts it, at every visit step.
-    from pyapp.explorer import MAP_WIDTH, map_area
+    from pyapp.presentation.explorer import MAP_WIDTH, map_area
 
     area = map_area("shuffled")
     scale = MAP_WIDTH / (area["max_lon"] - area["min_lon"])

@@ -1,4 +1,4 @@
-"""The explorer's teaching text and its refusals, computed by pyapp.explorer on CPython."""
+"""The explorer's teaching text and its refusals, computed by pyapp.presentation.explorer on CPython."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from pyapp.cli import main
-from pyapp.explorer import degrees, map_area, search_view, tree_view
-from pyapp.kdtree import ORDERS, build_tree
-from pyapp.vocabulary import Action
+from pyapp.cli.commands import main
+from pyapp.core.vocabulary import Action
+from pyapp.kdtree.tree import ORDERS, build_tree
+from pyapp.presentation.explorer import degrees, map_area, search_view, tree_view
 
 SEARCHES = [
     ("median-first", "radius", 24.945, 60.17, 0.003),

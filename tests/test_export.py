@@ -9,8 +9,8 @@ import json
 import pytest
 from eval_helpers import answer_for, call, cancel, decision, full_run
 
-from pyapp import export
-from pyapp.export import (
+from pyapp.evaluation import export
+from pyapp.evaluation.export import (
     CSV_COLUMNS,
     EXPORT_FORMAT,
     ImportFileError,
@@ -20,8 +20,8 @@ from pyapp.export import (
     parse_import,
     select_entries,
 )
-from pyapp.report import run_report
-from pyapp.runs import rebuild
+from pyapp.evaluation.runs import rebuild
+from pyapp.presentation.report import run_report
 from pyodide_harness import pyodide_available, run_in_node
 
 KEY = "sk-ant-api03-EXPORTsecret0123456789"
@@ -214,8 +214,8 @@ def test_csv_of_all_runs_keeps_explorer_calls_out(log):
 def test_pyodide_survives_hostile_nesting(tmp_path):
     script = """
 import json
-from pyapp.export import ImportFileError, parse_import
-from pyapp.runs import rebuild
+from pyapp.evaluation.export import ImportFileError, parse_import
+from pyapp.evaluation.runs import rebuild
 out = []
 for text in ("[" * 1000000, '{"entries": ' + "[" * 200000 + "]" * 200000 + "}"):
     try:

@@ -1,6 +1,6 @@
 """The log path's fast paths give exactly what the full checks give (DR-006).
 
-Stored entries and graded answers are parsed by ``pyapp.strict_json`` with Python's own
+Stored entries and graded answers are parsed by ``pyapp.core.strict_json`` with Python's own
 integer parser unless a digit run needs the bound, lists of plain integers are bounded at
 their ends, and the schema validator is spared the ids of such a list. Each is compared
 here with the slow path it stands in for, on generated JSON.
@@ -14,7 +14,8 @@ import fastjsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pyapp import jsontypes, schema_check, strict_json
+from pyapp.core import jsontypes, strict_json
+from pyapp.explanation import schema as schema_check
 
 INTS = st.one_of(st.integers(-(2**60), 2**60), st.sampled_from([2**53 - 1, 2**53, -(2**53), 10**400]))
 SCALARS = st.one_of(st.none(), st.booleans(), INTS, st.floats(allow_nan=False), st.text(max_size=5),

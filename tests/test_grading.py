@@ -1,4 +1,4 @@
-"""Outcome classes for one answer, and the answer schema (pyapp.grading, pyapp.schema_check, DR-005)."""
+"""Outcome classes for one answer, and the answer schema (DR-005): pyapp.explanation.grading and .schema."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import json
 import pytest
 
 from explain_samples import answer_from_prompt, long_sample, nearest_sample
-from pyapp import grading as G
-from pyapp.checks import facts_for
-from pyapp.prompt import build_prompt
-from pyapp.schema_check import load_schema, validate_answer
-from pyapp.search import search
-from pyapp.vocabulary import ModelFailure, Outcome
+from pyapp.core.vocabulary import ModelFailure, Outcome
+from pyapp.explanation import grading as G
+from pyapp.explanation.checks import facts_for
+from pyapp.explanation.prompt import build_prompt
+from pyapp.explanation.schema import load_schema, validate_answer
+from pyapp.kdtree.search import search
 
 RESULT = nearest_sample()
 PROMPT = build_prompt(RESULT)
@@ -178,7 +178,7 @@ def test_cut_synthetic_trace_grades_grounded_from_the_marker() -> None:
 
 def test_deeply_nested_answer_is_invalid_json_without_being_parsed():
     """Under Pyodide, parsing ~10,000 nested brackets kills the worker; the depth is checked first."""
-    from pyapp.grading import grade_answer
+    from pyapp.explanation.grading import grade_answer
 
     grade = grade_answer("[" * 10_000 + "]" * 10_000, "end", None)
     assert (grade.outcome, grade.failure) == ("model_failure", ModelFailure.INVALID_JSON)

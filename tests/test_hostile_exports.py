@@ -8,7 +8,7 @@ unknown keys, and hostile claims inside a model's answer. The file is a JSON exp
 or, as the page and the command line also read, a log of one entry a line. Whatever
 the file, the import either refuses it with a message a person can read, or every
 view the page and the command line build from it works, and every answer is graded
-by the grader itself, never by the net under it (pyapp.runs.UNGRADABLE).
+by the grader itself, never by the net under it (pyapp.evaluation.runs.UNGRADABLE).
 """
 
 from __future__ import annotations
@@ -24,12 +24,13 @@ from eval_helpers import answer_for, at, call, cancel, decision, rating
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from pyapp import audit, cli
-from pyapp.evalset import EVAL_SET_VERSION
-from pyapp.export import ImportFileError, export_csv, export_json, merge, parse_import
-from pyapp.plans import plan_entry
-from pyapp.report import compare_report, run_report, runs_overview
-from pyapp.runs import UNGRADABLE, rebuild
+from pyapp.auditlog import entries as audit
+from pyapp.cli import commands as cli
+from pyapp.evaluation.evalset import EVAL_SET_VERSION
+from pyapp.evaluation.export import ImportFileError, export_csv, export_json, merge, parse_import
+from pyapp.evaluation.plans import plan_entry
+from pyapp.evaluation.runs import UNGRADABLE, rebuild
+from pyapp.presentation.report import compare_report, run_report, runs_overview
 
 pytestmark = pytest.mark.slow
 

@@ -12,8 +12,8 @@ import pytest
 from test_eval_browser import ANTHROPIC, FakeAnthropic, entries, export_json, open_eval, start_run
 from test_storage_browser import ADD_ROWS
 
-from pyapp.export import UTF8_ONLY
-from pyapp.report import SAME_RUN
+from pyapp.evaluation.export import UTF8_ONLY
+from pyapp.presentation.report import SAME_RUN
 
 pytestmark = pytest.mark.browser
 

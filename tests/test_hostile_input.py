@@ -18,15 +18,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from live_call import explain_case
-from pyapp import audit, cli
-from pyapp.client import HttpResponse
-from pyapp.evalset import EVAL_SET_VERSION, case, case_facts
-from pyapp.export import UTF8_ONLY, ImportFileError, export_csv, export_json, merge, parse_import
-from pyapp.grading import grade_answer
-from pyapp.providers import Settings
-from pyapp.report import SAME_RUN, compare_report, run_report, runs_overview
-from pyapp.runs import rebuild
-from pyapp.vocabulary import ModelFailure, Outcome
+from pyapp.auditlog import entries as audit
+from pyapp.cli import commands as cli
+from pyapp.core.vocabulary import ModelFailure, Outcome
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_facts
+from pyapp.evaluation.export import UTF8_ONLY, ImportFileError, export_csv, export_json, merge, parse_import
+from pyapp.evaluation.runs import rebuild
+from pyapp.explanation.grading import grade_answer
+from pyapp.presentation.report import SAME_RUN, compare_report, run_report, runs_overview
+from pyapp.providers.client import HttpResponse
+from pyapp.providers.vendors import Settings
 
 HUGE = 10**400
 LONG_DIGITS = 10**4000
@@ -278,7 +279,7 @@ def _log_text(entries: list[dict]) -> str:
 ], ids=["format-0", "newer-format", "too-many-entries", "too-many-lines", "not-utf8", "entries-not-a-list"])
 def test_a_refused_import_says_nothing_was_imported_once(make, monkeypatch):
     """The page shows the refusal as it is, so the sentence itself must say that nothing was imported."""
-    monkeypatch.setattr("pyapp.export.MAX_IMPORT_ENTRIES", 10)
+    monkeypatch.setattr("pyapp.evaluation.export.MAX_IMPORT_ENTRIES", 10)
     with pytest.raises(ImportFileError) as caught:
         parse_import(make())
     assert str(caught.value).lower().count("nothing was imported") == 1, str(caught.value)
@@ -368,7 +369,7 @@ def test_a_reader_that_stops_early_gets_no_broken_pipe_error():
 
 def test_an_answer_whose_grading_fails_counts_as_a_model_failure_and_the_report_still_builds():
     """The net under grading: grade_answer is total (tests above), but one answer must never stop the page."""
-    from pyapp.runs import UNGRADABLE, Grader
+    from pyapp.evaluation.runs import UNGRADABLE, Grader
 
     def broken(answer, stop, facts):
         raise ArithmeticError("a bug")

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from pyapp import kdtree
-from pyapp.geodata import Business, bounding_box, load_businesses
-from pyapp.kdtree import ORDERS, build_tree, insertion_sequence
+from pyapp.kdtree import tree as kdtree
+from pyapp.kdtree.geodata import Business, bounding_box, load_businesses
+from pyapp.kdtree.tree import ORDERS, build_tree, insertion_sequence
 
 DATA = load_businesses()
 SHUFFLED_FIRST_IDS = [1378007257, 4753386032, 6049453005]

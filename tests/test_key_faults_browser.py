@@ -26,7 +26,7 @@ from test_walkthrough_browser import (
 
 from explain_samples import answer_from_prompt
 from fake_provider import FakeProvider
-from pyapp.evalset import case_ids, case_prompt, cases
+from pyapp.evaluation.evalset import case_ids, case_prompt, cases
 
 # The walkthrough tests' fixtures (one explorer page per module), shared rather than copied.
 ui = walkthrough_tests.ui

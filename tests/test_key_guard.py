@@ -1,4 +1,4 @@
-"""The API key in replies, escapes, short dummy keys and plain-http URLs (pyapp.keyguard, DR-005).
+"""The API key in replies, escapes, short dummy keys and plain-http URLs (pyapp.providers.keyguard, DR-005).
 
 Calls run through the real ``explain`` with a fake transport and clock; the
 checks on stored entries decode JSON independently of pyapp.
@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 
 from explain_samples import answer_from_prompt
 from live_call import explain_case
-from pyapp.audit import CALL_DRIFT_KEYS, CALL_KEYS, contains_secret, scrub_secret, validate_entry
-from pyapp.client import HttpResponse
-from pyapp.evalset import case, case_prompt
-from pyapp.keyguard import MIN_SECRET_LENGTH, WITHHELD, scrub_text, secret_variants
-from pyapp.providers import Settings, build_request, redact
-from pyapp.runs import rebuild
-from pyapp.schema_check import load_schema
+from pyapp.auditlog.entries import CALL_DRIFT_KEYS, CALL_KEYS, contains_secret, scrub_secret, validate_entry
+from pyapp.evaluation.evalset import case, case_prompt
+from pyapp.evaluation.runs import rebuild
+from pyapp.explanation.schema import load_schema
+from pyapp.providers.client import HttpResponse
+from pyapp.providers.keyguard import MIN_SECRET_LENGTH, WITHHELD, scrub_text, secret_variants
+from pyapp.providers.vendors import Settings, build_request, redact
 
 KEY = "sk-proj-ECHOsecret0123456789abcdef"
 CASE = case("C01")

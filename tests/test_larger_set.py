@@ -10,14 +10,14 @@ from eval_helpers import call, full_run
 from test_run_faults import KEY, SETTINGS, answer
 
 from live_call import run_async
-from pyapp.cli import main
-from pyapp.configurations import group_runs
-from pyapp.evalset import EVAL_SET_VERSION, LARGE_SET_VERSION, case_ids, evalset_summary, evalset_table
-from pyapp.export import export_json
-from pyapp.report import compare_report, run_report, runs_overview, set_guidance, wilson_half_width
-from pyapp.runner import run_eval
-from pyapp.runs import cases_to_ask, rebuild
-from pyapp.stats import wilson
+from pyapp.asking.runner import run_eval
+from pyapp.cli.commands import main
+from pyapp.evaluation.configurations import group_runs
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, LARGE_SET_VERSION, case_ids, evalset_summary, evalset_table
+from pyapp.evaluation.export import export_json
+from pyapp.evaluation.runs import cases_to_ask, rebuild
+from pyapp.evaluation.stats import wilson
+from pyapp.presentation.report import compare_report, run_report, runs_overview, set_guidance, wilson_half_width
 
 X80 = LARGE_SET_VERSION
 IDS_80 = [f"C{i:02d}" for i in range(1, 81)]

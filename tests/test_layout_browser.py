@@ -12,8 +12,8 @@ import pytest
 from eval_helpers import SETTINGS, WRONG_CLAIMS, answer_for, call
 
 import build
-from pyapp.evalset import case_ids
-from pyapp.export import export_json
+from pyapp.evaluation.evalset import case_ids
+from pyapp.evaluation.export import export_json
 
 pytestmark = pytest.mark.browser
 

@@ -1,4 +1,4 @@
-"""The worker keeps the audit log parsed and its runs indexed between reads (pyapp.browser.LogCache, DR-006).
+"""The worker keeps the audit log parsed and its runs indexed between reads (pyapp.browser.log_cache, DR-006).
 
 The worker's JavaScript modules are stood in for (``worker`` in conftest.py): ``worker.stored``
 is the IndexedDB store, so writing to it directly is what another tab's append looks like.
@@ -11,9 +11,12 @@ import json
 from eval_helpers import call, decision, full_run
 
 from live_call import run_async
-from pyapp import browser, runs, strict_json
-from pyapp.report import runs_overview
-from pyapp.runs import rebuild
+from pyapp import browser
+from pyapp.browser import log_cache, worker_io
+from pyapp.core import strict_json
+from pyapp.evaluation import runs
+from pyapp.evaluation.runs import rebuild
+from pyapp.presentation.report import runs_overview
 
 EXPLORER_SEARCH = {"order": "file", "kind": "nearest", "lon": 24.94, "lat": 60.17, "radius": None}
 
@@ -55,7 +58,7 @@ def test_each_record_is_parsed_once_and_new_ones_from_any_writer_are_read(worker
     handle("audit_log")
     assert len(parsed()) == 20  # the detail and the list reuse what the overview read
     store(worker, full_run("run-b", start=100.0))  # another tab appends
-    run_async(browser.append_entries([call(None, "C01", time=200.0, search=EXPLORER_SEARCH)]))  # this worker appends
+    run_async(worker_io.append_entries([call(None, "C01", time=200.0, search=EXPLORER_SEARCH)]))  # this worker appends
     overview = handle("eval_overview")
     assert len(parsed()) == 41
     assert [r["run_id"] for r in overview["runs"]] == ["run-b", "run-a"] and overview["calls"] == 40
@@ -129,15 +132,15 @@ def views(run_ids: list[str]) -> dict:
 
 def fresh_views(monkeypatch, run_ids: list[str]) -> dict:
     """The same, from a worker that has read nothing yet (a new tab)."""
-    monkeypatch.setattr(browser, "LOG", browser.LogCache())
-    browser.grader.cache_clear()
+    monkeypatch.setattr(log_cache, "LOG", log_cache.LogCache())
+    log_cache.grader.cache_clear()
     return views(run_ids)
 
 
 def test_the_kept_log_equals_a_fresh_read_after_appends_an_import_and_corrupt_records(worker, monkeypatch):
     import base64
 
-    from pyapp.export import export_json
+    from pyapp.evaluation.export import export_json
 
     a = full_run("run-a", grounded={"C01", "C02", "C03"})
     b = full_run("run-b", start=100.0, grounded=set())
@@ -145,7 +148,7 @@ def test_the_kept_log_equals_a_fresh_read_after_appends_an_import_and_corrupt_re
     store(worker, a[:12])
     worker.stored.extend(CORRUPT_RECORDS[:3])
     handle("eval_overview")  # the log is read and kept
-    run_async(browser.append_entries(a[12:]))  # the worker's own appends
+    run_async(worker_io.append_entries(a[12:]))  # the worker's own appends
     handle("record_decision", call_id=a[0]["id"], helpful=False, note="not helpful")
     worker.stored.extend(CORRUPT_RECORDS[3:] + [corrupted(c[0], how) for how in
                                                 ("huge id", "lone surrogate", "nested", "repeated key")])

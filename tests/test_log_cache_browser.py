@@ -1,6 +1,6 @@
 """In Chromium: the /ai-eval/ runs list follows the log as it grows, in this tab and from another (DR-006).
 
-The worker keeps the log it has read (``pyapp.browser.LogCache``); these tests append to the
+The worker keeps the log it has read (``pyapp.browser.log_cache.LogCache``); these tests append to the
 real IndexedDB store through the page's import, in the same tab and in a second one, and
 check the list against ``python -m pyapp report`` on the same entries.
 """
@@ -15,8 +15,8 @@ from test_eval_browser import ANTHROPIC, DUMP_DB, FakeAnthropic, cli, entries, o
 from test_log_cache import CORRUPT_RECORDS
 from test_storage_browser import ADD_ROWS
 
-from pyapp.audit import validate_entry
-from pyapp.export import export_json
+from pyapp.auditlog.entries import validate_entry
+from pyapp.evaluation.export import export_json
 
 pytestmark = pytest.mark.browser
 

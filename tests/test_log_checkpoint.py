@@ -1,4 +1,4 @@
-"""A reopened page starts from the worker's kept read of the audit log (pyapp.log_checkpoint, DR-006).
+"""A reopened page starts from the worker's kept read of the audit log (pyapp.auditlog.checkpoint, DR-006).
 
 On CPython with the worker's JavaScript stood in for (``worker`` in conftest.py): ``worker.kept``
 is the checkpoint the page keeps in IndexedDB. Every view of a worker that started from a
@@ -14,9 +14,11 @@ import pytest
 from eval_helpers import full_run
 from test_log_cache import CORRUPT_RECORDS, counting, fresh_views, handle, store, views
 
-from pyapp import browser, log_checkpoint, strict_json
-from pyapp.log_checkpoint import Checkpoint
-from pyapp.vocabulary import Outcome
+from pyapp.auditlog import checkpoint as log_checkpoint
+from pyapp.auditlog.checkpoint import Checkpoint
+from pyapp.browser import log_cache
+from pyapp.core import strict_json
+from pyapp.core.vocabulary import Outcome
 
 RUNS = ["run-a", "run-b", "run-c"]
 
@@ -29,8 +31,8 @@ def fill(worker) -> None:
 
 def new_tab(monkeypatch) -> None:
     """A new worker: nothing read, nothing graded (the checkpoint in ``worker.kept`` stays)."""
-    monkeypatch.setattr(browser, "LOG", browser.LogCache())
-    browser.grader.cache_clear()
+    monkeypatch.setattr(log_cache, "LOG", log_cache.LogCache())
+    log_cache.grader.cache_clear()
 
 
 def parsed(texts: list[str]) -> tuple[int, int]:
@@ -87,7 +89,7 @@ def test_a_read_kept_before_grading_is_kept_again_once_the_list_has_graded_it(wo
     handle("audit_log")  # the log's own view: read, nothing graded
     assert log_checkpoint.loads(worker.kept).outcomes == {}
     overview = handle("eval_overview")  # no new record, 23 answers graded
-    assert len(log_checkpoint.loads(worker.kept).outcomes) == len(browser.grader().outcomes()) == 23
+    assert len(log_checkpoint.loads(worker.kept).outcomes) == len(log_cache.grader().outcomes()) == 23
 
     new_tab(monkeypatch)
     texts = counting(monkeypatch, strict_json, "loads")
@@ -151,7 +153,7 @@ def test_outcomes_come_back_as_the_grader_gives_them(worker, every_forty):
     checkpoint = log_checkpoint.loads(worker.kept)
     assert set(checkpoint.outcomes.values()) == {Outcome.GROUNDED, Outcome.NOT_GROUNDED}
     assert all(type(value) is Outcome for value in checkpoint.outcomes.values())
-    assert checkpoint.outcomes == browser.grader().outcomes()
+    assert checkpoint.outcomes == log_cache.grader().outcomes()
     assert log_checkpoint.loads(log_checkpoint.dumps(checkpoint)) == checkpoint
 
 

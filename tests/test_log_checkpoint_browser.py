@@ -1,6 +1,6 @@
 """In Chromium: a reopened /ai-eval/ starts from the worker's kept read of the audit log (DR-006).
 
-The real site and IndexedDB: a log of 1,020 entries (over ``pyapp.log_checkpoint.EVERY``) is read
+The real site and IndexedDB: a log of 1,020 entries (over ``pyapp.auditlog.checkpoint.EVERY``) is read
 once by a tab, whose worker keeps its read; every later tab starts from it, reads only what came
 after, and lists what ``python -m pyapp report`` reports on the same entries. A kept read that is
 damaged or was made by another build is not used.
@@ -18,7 +18,7 @@ from test_snapshot_browser import DAMAGE, SNAPSHOT_DB, STORED, kept
 from test_storage_browser import ADD_ROWS
 
 from conftest import python_worker
-from pyapp import log_checkpoint
+from pyapp.auditlog import checkpoint as log_checkpoint
 
 pytestmark = pytest.mark.browser
 

@@ -9,21 +9,24 @@ from __future__ import annotations
 
 import ast
 import json
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from test_run_faults import KEY, SETTINGS, Provider, answer
 
+import pyapp
 from live_call import run_async
 from pyapp import browser
-from pyapp.client import Cancelled, HttpResponse, NetworkError
-from pyapp.evalset import case_ids
-from pyapp.runner import run_eval
-from pyapp.runs import Run, rebuild
-from pyapp.vocabulary import Outcome
-from pyapp.walkthrough import explain
+from pyapp.asking.runner import run_eval
+from pyapp.asking.walkthrough import explain
+from pyapp.core.vocabulary import Outcome
+from pyapp.evaluation.evalset import case_ids
+from pyapp.evaluation.runs import Run, rebuild
+from pyapp.providers.client import Cancelled, HttpResponse, NetworkError
 
+ROOT = Path(__file__).resolve().parent.parent
 SEARCH = {"order": "file", "kind": "nearest", "lon": 24.94, "lat": 60.17}
 REJECTED = HttpResponse(401, {}, json.dumps({"type": "error", "error": {"type": "authentication_error",
                                                                           "message": "invalid x-api-key"}}))
@@ -163,7 +166,7 @@ def respond_as_provider(url: str, body: str):
 
 
 def test_handle_answers_a_value_or_a_sentence():
-    assert handle("version")["value"]["pyapp"] == browser.__version__
+    assert handle("version")["value"]["pyapp"] == pyapp.__version__
     assert handle("nope") == {"ok": False, "error": "unknown operation 'nope'"}
     view = handle("search_view", **SEARCH)["value"]
     assert len(view["steps"]) == len(view["trace"]) and view["steps"][0]["caption"].startswith("Visit ")
@@ -229,15 +232,30 @@ def test_after_restore_draws_a_new_random_state():
     assert random.getstate() != snapshot_state
 
 
+def _loaded_after(code: str) -> set[str]:
+    """The pyapp modules a fresh interpreter holds after running ``code``."""
+    probe = f"import json, sys\n{code}\nprint(json.dumps(sorted(m for m in sys.modules if m.startswith('pyapp'))))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    return set(json.loads(done.stdout))
+
+
 def test_the_snapshot_imports_every_module_an_operation_imports():
-    """OPERATION_MODULES is exactly the pyapp modules imported inside browser.py's functions (DR-002)."""
-    source = Path(browser.__file__).read_text(encoding="utf-8")
+    """import_operation_modules loads every pyapp module imported inside the bridge's functions (DR-002)."""
     inside = {
-        alias.name if node.module is None else node.module
-        for function in ast.walk(ast.parse(source)) if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
-        for node in ast.walk(function) if isinstance(node, ast.ImportFrom) and node.level == 1
-        for alias in node.names
+        node.module
+        for path in Path(browser.__file__).parent.glob("*.py")
+        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        for node in ast.walk(function) if isinstance(node, ast.ImportFrom) and node.module.startswith("pyapp.")
     }
-    assert set(browser.OPERATION_MODULES) == inside
-    browser.import_operation_modules()
-    assert all(f"pyapp.{name}" in sys.modules for name in browser.OPERATION_MODULES)
+    assert len(inside) > 20
+    loaded = _loaded_after("import pyapp.browser\npyapp.browser.import_operation_modules()")
+    assert inside <= loaded
+    assert not any(name.startswith("pyapp.cli") for name in loaded)
+
+
+def test_importing_the_bridge_imports_no_domain_module():
+    """The worker imports the bridge before the first views: it registers operations and imports nothing they use."""
+    loaded = _loaded_after("import pyapp.browser")
+    assert {name for name in loaded if not name.startswith("pyapp.browser")} == {"pyapp", "pyapp.core",
+                                                                                 "pyapp.core.vocabulary"}

@@ -13,16 +13,16 @@ from hypothesis import strategies as st
 from test_run_faults import KEY, SETTINGS, answer
 
 from live_call import run_async
-from pyapp.audit import validate_entry
-from pyapp.cli import main
-from pyapp.configurations import group_runs
-from pyapp.evalset import EVAL_SET_VERSION, case_ids, cases, check_set_version, evalset_summary
-from pyapp.export import export_json, parse_import
-from pyapp.own_cases import MAX_OWN_CASES, own_case_entry, own_cases_of, own_set_name
-from pyapp.repeat_report import configuration_compare_report
-from pyapp.report import compare_report, run_report
-from pyapp.runner import run_eval
-from pyapp.runs import rebuild
+from pyapp.asking.runner import run_eval
+from pyapp.auditlog.entries import validate_entry
+from pyapp.cli.commands import main
+from pyapp.evaluation.configurations import group_runs
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, case_ids, cases, check_set_version, evalset_summary
+from pyapp.evaluation.export import export_json, parse_import
+from pyapp.evaluation.own_cases import MAX_OWN_CASES, own_case_entry, own_cases_of, own_set_name
+from pyapp.evaluation.runs import rebuild
+from pyapp.presentation.repeat_report import configuration_compare_report
+from pyapp.presentation.report import compare_report, run_report
 
 SEARCHES = [
     {"order": "shuffled", "kind": "nearest", "lon": 24.944, "lat": 60.17, "radius": None},

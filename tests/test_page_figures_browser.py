@@ -15,8 +15,8 @@ import pytest
 from eval_helpers import answer_for, call
 from test_eval_browser import ANTHROPIC, FakeAnthropic, cli, export_json, open_eval, start_run
 
-from pyapp.evalset import case_ids
-from pyapp.export import export_json as export_entries
+from pyapp.evaluation.evalset import case_ids
+from pyapp.evaluation.export import export_json as export_entries
 
 pytestmark = pytest.mark.browser
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import wait_for_python
-from pyapp.explorer import search_view, tree_view
+from pyapp.presentation.explorer import search_view, tree_view
 
 pytestmark = pytest.mark.browser
 

@@ -12,14 +12,14 @@ from hypothesis import strategies as st
 from test_audit import JSON
 from test_configurations import entries_with_designed_flips
 
-from pyapp import audit
-from pyapp.cli import main
-from pyapp.configurations import configuration_for, configuration_of, group_runs
-from pyapp.export import export_json, parse_import
-from pyapp.plans import plan_entry, plans_in
-from pyapp.reject_rules import parse_rule, rule_verdict
-from pyapp.repeat_report import configuration_compare_report
-from pyapp.runs import rebuild
+from pyapp.auditlog import entries as audit
+from pyapp.auditlog.rules import parse_rule, rule_verdict
+from pyapp.cli.commands import main
+from pyapp.evaluation.configurations import configuration_for, configuration_of, group_runs
+from pyapp.evaluation.export import export_json, parse_import
+from pyapp.evaluation.plans import plan_entry, plans_in
+from pyapp.evaluation.runs import rebuild
+from pyapp.presentation.repeat_report import configuration_compare_report
 
 X = configuration_for(SETTINGS).id
 Y = configuration_for(OTHER_SETTINGS).id

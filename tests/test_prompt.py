@@ -1,4 +1,4 @@
-"""The walkthrough prompt: its cut rule, its hash and its version (pyapp.prompt, DR-005)."""
+"""The walkthrough prompt: its cut rule, its hash and its version (pyapp.explanation.prompt, DR-005)."""
 
 from __future__ import annotations
 
@@ -10,17 +10,17 @@ import random
 import pytest
 
 from explain_samples import long_sample, nearest_sample, parse_prompt_lines, prompt_fingerprint, radius_sample
-from pyapp import prompt as P
-from pyapp.geodata import bounding_box
-from pyapp.kdtree import ORDERS
-from pyapp.schema_check import load_schema
-from pyapp.search import search
-from pyapp.trace import Step
-from pyapp.vocabulary import Action
+from pyapp.core.vocabulary import Action
+from pyapp.explanation import prompt as P
+from pyapp.explanation.schema import load_schema
+from pyapp.kdtree.geodata import bounding_box
+from pyapp.kdtree.search import search
+from pyapp.kdtree.trace import Step
+from pyapp.kdtree.tree import ORDERS
 
 # Every prompt version with the fingerprint of its text, oldest first.
 #
-# How to change the prompt: edit pyapp/prompt.py (or the schema it embeds), set
+# How to change the prompt: edit pyapp/explanation/prompt.py (or the schema it embeds), set
 # PROMPT_VERSION to a new string ("explain-prompt-2", ...), append a row here with
 # the value printed by
 #     .venv/bin/python tests/explain_samples.py
@@ -34,7 +34,7 @@ PINNED_SAMPLE_HASH = "365e4ad64b8f4030aa067b7f523e5dc8e1a542c7c6ece7a9dd178c3711
 
 
 def canonical_sha256(system: str, user: str) -> str:
-    """The hash as DR-005 defines it, written out independently of pyapp.prompt."""
+    """The hash as DR-005 defines it, written out independently of pyapp.explanation.prompt."""
     body = json.dumps(
         {"system": system, "user": user}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )

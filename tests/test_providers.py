@@ -1,4 +1,4 @@
-"""Provider requests and reply parsing (pyapp.providers)."""
+"""Provider requests and reply parsing (pyapp.providers.vendors)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pyapp import providers as pv
-from pyapp.providers import HttpRequest, ProviderError, Reply, Settings, build_request, parse_response
+from pyapp.providers import vendors as pv
+from pyapp.providers.vendors import HttpRequest, ProviderError, Reply, Settings, build_request, parse_response
 
 KEY = "sk-ant-api03-SECRETsecretSECRET0123456789abcdef"
 OAI_KEY = "sk-proj-TOPSECRET0123456789abcdefXYZ"
@@ -429,7 +429,7 @@ def test_http_request_repr_hides_headers():
 
 
 def test_deeply_nested_provider_reply_is_a_bad_response_not_a_crash():
-    from pyapp.providers import ProviderError, parse_response
+    from pyapp.providers.vendors import ProviderError, parse_response
 
     reply = parse_response("openai", 200, {}, '{"choices": ' + "[" * 10_000 + "]" * 10_000 + "}")
     assert isinstance(reply, ProviderError) and reply.kind == "bad_response"

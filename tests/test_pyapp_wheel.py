@@ -21,7 +21,12 @@ FILES = {
     "pyapp/data/places.csv.sha256": True,
     "pyapp/notes.txt": False,  # matches no pattern
     "pyapp/__pycache__/cli.cpython-311.pyc": False,
-    "pyapp/sub/inner.py": False,  # not a listed package
+    "pyapp/inner/__init__.py": True,  # a package found under pyapp
+    "pyapp/inner/model.py": True,
+    "pyapp/inner/notes.txt": True,  # its own package data
+    "pyapp/inner/data/places.csv": False,  # the patterns of pyapp, not of pyapp.inner
+    "pyapp/sub/inner.py": False,  # not a package: no __init__.py
+    "other/__init__.py": False,  # a package, but not included
     "tools/regen.py": False,
 }
 
@@ -66,5 +71,6 @@ def test_site_ships_the_real_package_with_its_data(dist):
     wheel = next((dist / build.PYAPP_FOLDER).glob("kd_tree_explorer-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     # Each module precompiled by Pyodide's Python in place of its source (DR-002).
-    assert {"pyapp/__init__.pyc", "pyapp/browser.pyc", "pyapp/answer_schema.json", "pyapp/data/businesses.csv"} <= names
-    assert {p.relative_to(build.ROOT).as_posix() + "c" for p in (build.ROOT / "pyapp").glob("*.py")} <= names
+    assert {"pyapp/__init__.pyc", "pyapp/browser/__init__.pyc", "pyapp/explanation/answer_schema.json",
+            "pyapp/kdtree/data/businesses.csv"} <= names
+    assert {p.relative_to(build.ROOT).as_posix() + "c" for p in (build.ROOT / "pyapp").rglob("*.py")} <= names

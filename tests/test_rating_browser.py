@@ -22,7 +22,7 @@ from test_eval_browser import (
     wait_run_end,
 )
 
-from pyapp.evalset import LARGE_SET_VERSION
+from pyapp.evaluation.evalset import LARGE_SET_VERSION
 
 pytestmark = pytest.mark.browser
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
-from pyapp.repeats import VerdictTable, compare_tables, noise_floor, repeat_figures, sum_case_variances
-from pyapp.stats import bootstrap_mean_ci, mcnemar_exact, newcombe_paired, sign_test
+from pyapp.evaluation.repeats import VerdictTable, compare_tables, noise_floor, repeat_figures, sum_case_variances
+from pyapp.evaluation.stats import bootstrap_mean_ci, mcnemar_exact, newcombe_paired, sign_test
 
 CELL = st.sampled_from([True, False, None])
 

@@ -16,10 +16,10 @@ import pytest
 from test_configurations import entries_with_designed_flips
 from test_eval_browser import ANTHROPIC, FakeAnthropic, cli, export_json, open_eval, wait_run_end
 
-from pyapp.cost import actual_usage, run_size
-from pyapp.evalset import case_ids
-from pyapp.export import export_json as export_entries
-from pyapp.export import parse_import
+from pyapp.evaluation.cost import actual_usage, run_size
+from pyapp.evaluation.evalset import case_ids
+from pyapp.evaluation.export import export_json as export_entries
+from pyapp.evaluation.export import parse_import
 
 pytestmark = pytest.mark.browser
 

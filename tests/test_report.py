@@ -1,4 +1,4 @@
-"""The report numbers: checked against pyapp.stats and scipy on hand-made runs (DR-006)."""
+"""The report numbers: checked against pyapp.evaluation.stats and scipy on hand-made runs (DR-006)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ import pytest
 from eval_helpers import call, full_run
 from scipy.stats import binomtest
 
-from pyapp.evalset import case_ids
-from pyapp.formatting import fmt_fixed, fmt_ms, fmt_p, fmt_percent, fmt_points, fmt_whole
-from pyapp.report import (
+from pyapp.core.formatting import fmt_fixed, fmt_ms, fmt_p, fmt_percent, fmt_points, fmt_whole
+from pyapp.evaluation.evalset import case_ids
+from pyapp.evaluation.runs import rebuild
+from pyapp.evaluation.stats import bootstrap_median_ci, mcnemar_exact, newcombe_paired, wilson
+from pyapp.presentation.report import (
     compare_report,
     format_compare_report,
     format_run_report,
@@ -19,8 +21,6 @@ from pyapp.report import (
     runs_overview,
     small_sample_guidance,
 )
-from pyapp.runs import rebuild
-from pyapp.stats import bootstrap_median_ci, mcnemar_exact, newcombe_paired, wilson
 
 IDS = list(case_ids())
 

@@ -9,11 +9,11 @@ from eval_helpers import call, full_run, rating
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pyapp import audit
-from pyapp.export import ImportFileError, export_json, merge, parse_import
-from pyapp.rating import explanation_text, rating_queue
-from pyapp.rubric import RUBRIC, RUBRICS, VERDICT_RULE, answers_problem, overall_verdict
-from pyapp.runs import rebuild
+from pyapp.auditlog import entries as audit
+from pyapp.evaluation.export import ImportFileError, export_json, merge, parse_import
+from pyapp.evaluation.rating import explanation_text, rating_queue
+from pyapp.evaluation.runs import rebuild
+from pyapp.explanation.rubric import RUBRIC, RUBRICS, VERDICT_RULE, answers_problem, overall_verdict
 
 WHEN = "2026-12-02T16:40:05.123Z"
 ALL_YES = dict.fromkeys(RUBRIC.keys, True)
@@ -132,7 +132,7 @@ def test_the_explorer_export_keeps_ratings_of_explorer_calls():
     assert parse_import(export_json([explorer_call, kept], explorer=True)) == [explorer_call, kept]
 
 
-# --------------------------------------------------------------------------- what a rater sees (pyapp.rating)
+# ---------------------------------------------------------------------- what a rater sees (pyapp.evaluation.rating)
 
 
 def test_the_rating_queue_is_blind_to_grades_and_to_other_raters():

@@ -12,8 +12,12 @@ import pytest
 
 from explain_samples import answer_from_prompt
 from live_call import run_async
-from pyapp import browser
-from pyapp.client import (
+from pyapp.asking.runner import MAX_FAILURES_IN_A_ROW, run_eval
+from pyapp.browser import worker_io as browser
+from pyapp.evaluation.evalset import case_ids, case_prompt, cases
+from pyapp.evaluation.runs import rebuild
+from pyapp.explanation.schema import load_schema
+from pyapp.providers.client import (
     ASKING,
     DEFAULT_POLICY,
     WAITING,
@@ -24,11 +28,7 @@ from pyapp.client import (
     TimedOut,
     call,
 )
-from pyapp.evalset import case_ids, case_prompt, cases
-from pyapp.providers import Settings, build_request
-from pyapp.runner import MAX_FAILURES_IN_A_ROW, run_eval
-from pyapp.runs import rebuild
-from pyapp.schema_check import load_schema
+from pyapp.providers.vendors import Settings, build_request
 
 KEY = "sk-ant-api03-FAULTSsecret0123456789"
 SETTINGS = Settings("anthropic", "claude-x", 4000, 0.0)

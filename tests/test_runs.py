@@ -11,11 +11,11 @@ from eval_helpers import OTHER_SETTINGS, answer_for, call, cancel, decision, ful
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pyapp.evalset import case_ids
-from pyapp.grading import grade_answer
-from pyapp.runs import Grader, cases_to_ask, rebuild
-from pyapp.strict_json import nesting_exceeds as json_nesting_exceeds
-from pyapp.vocabulary import CaseStatus
+from pyapp.core.strict_json import nesting_exceeds as json_nesting_exceeds
+from pyapp.core.vocabulary import CaseStatus
+from pyapp.evaluation.evalset import case_ids
+from pyapp.evaluation.runs import Grader, cases_to_ask, rebuild
+from pyapp.explanation.grading import grade_answer
 
 OLD_HASH = "0" * 64
 

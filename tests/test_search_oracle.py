@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.spatial import KDTree as ScipyKDTree
 
-from pyapp.geodata import Business, bounding_box, load_businesses
-from pyapp.kdtree import ORDERS, build_tree
-from pyapp.search import RADIUS_PRESETS, distance, nearest, search, within_radius
+from pyapp.kdtree.geodata import Business, bounding_box, load_businesses
+from pyapp.kdtree.search import RADIUS_PRESETS, distance, nearest, search, within_radius
+from pyapp.kdtree.tree import ORDERS, build_tree
 
 DATA = load_businesses()
 IDS = np.array([b.id for b in DATA])

@@ -1,4 +1,4 @@
-"""Tests for pyapp.stats: scipy as the oracle, published worked examples, the values DR-006 reports."""
+"""Tests for pyapp.evaluation.stats: scipy as the oracle, published worked examples, the values DR-006 reports."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
-from pyapp import stats
-from pyapp.stats import (
+from pyapp.evaluation import stats
+from pyapp.evaluation.stats import (
     bootstrap_median_ci,
     interval_and_test_disagree,
     mcnemar_exact,
@@ -466,7 +466,7 @@ def test_bootstrap_rejects_bad_input(values, kwargs):
 _HASH_ORDER_SCRIPT = """
 import json, sys
 sys.path.insert(0, {repo!r})
-from pyapp.stats import bootstrap_median_ci
+from pyapp.evaluation.stats import bootstrap_median_ci
 latency = {latency!r}
 order = list(set(latency))          # string-keyed set: order follows PYTHONHASHSEED
 print(json.dumps([order, bootstrap_median_ci([latency[k] for k in order])]))
@@ -491,7 +491,7 @@ def test_bootstrap_does_not_depend_on_hash_order():
 
 _CASES_SCRIPT = """
 import json
-from pyapp.stats import (bootstrap_median_ci, mcnemar_exact, newcombe_paired, wilson,
+from pyapp.evaluation.stats import (bootstrap_median_ci, mcnemar_exact, newcombe_paired, wilson,
                          smallest_detectable_discordant, z_value)
 out = [z_value(), z_value(0.9)]
 out += [wilson(k, 20, c) for k in range(21) for c in (0.9, 0.95)]
@@ -502,8 +502,8 @@ out += [bootstrap_median_ci(LATENCIES), bootstrap_median_ci(LATENCIES, 500, 7, 0
         smallest_detectable_discordant()]
 # DR-008: the paired bootstrap of per-case differences and the noise floor.
 from fractions import Fraction
-from pyapp.repeats import noise_floor
-from pyapp.stats import bootstrap_mean_ci
+from pyapp.evaluation.repeats import noise_floor
+from pyapp.evaluation.stats import bootstrap_mean_ci
 thirds = [float(Fraction(i % 7 - 3, 3)) for i in range(20)]
 sixths = [float(Fraction(2, 3) - Fraction(i % 3, 2)) for i in range(20)]
 out += [bootstrap_mean_ci(thirds), bootstrap_mean_ci(sixths), bootstrap_mean_ci(LATENCIES, 700, 11, 0.9)]

@@ -31,7 +31,7 @@ CLI_SAMPLE = [
 
 IN_PYODIDE = """
 import contextlib, io, json, sys
-from pyapp.cli import main
+from pyapp.cli.commands import main
 
 def cli(argv):
     out = io.StringIO()
@@ -169,3 +169,24 @@ def test_precompiled_wheels_are_byte_identical_and_cached(tmp_path, dist):
     (tmp_path / "in.whl").write_bytes(source[name])
     stdlib_pyc.generate_wheels(RUNTIME, [(tmp_path / "in.whl", tmp_path / "out.whl")])
     assert (tmp_path / "out.whl").read_bytes() == made[name]
+
+
+SNAPSHOT_IMPORTS = """
+import json, sys
+import pyapp.browser
+pyapp.browser.import_operation_modules()
+json.dumps(sorted(name for name in sys.modules if name.startswith("pyapp")))
+"""
+
+
+def test_the_snapshot_worker_imports_every_module_but_the_command_lines_from_the_site_wheel(tmp_path, dist):
+    """import_operation_modules finds pyapp's modules in the precompiled wheel's zip as on CPython (DR-002)."""
+    wheels = {path.name: path.read_bytes() for path in sorted([*(dist / "app").glob("*.whl"),
+                                                                *(dist / "wheels").glob("*.whl")])}
+    loaded = json.loads(run_in_node(SNAPSHOT_IMPORTS, tmp_path, stdlib=dist / STDLIB_PYC, wheels=wheels)
+                        .strip().splitlines()[-1])
+    package = build.ROOT / "pyapp"
+    expected = sorted(
+        ".".join(("pyapp", *path.relative_to(package).with_suffix("").parts)).removesuffix(".__init__")
+        for path in package.rglob("*.py") if path.relative_to(package).parts[0] not in ("cli", "__main__.py"))
+    assert loaded == expected

@@ -1,4 +1,4 @@
-"""The trace tells the truth about the search it records (pyapp.trace, DR-004)."""
+"""The trace tells the truth about the search it records (pyapp.kdtree.trace, DR-004)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import random
 
 import pytest
 
-from pyapp.geodata import bounding_box, load_businesses
-from pyapp.kdtree import ORDERS, build_tree
-from pyapp.search import RADIUS_PRESETS, search
-from pyapp.trace import ROW_FIELDS, Step, Trace
-from pyapp.vocabulary import Action
+from pyapp.core.vocabulary import Action
+from pyapp.kdtree.geodata import bounding_box, load_businesses
+from pyapp.kdtree.search import RADIUS_PRESETS, search
+from pyapp.kdtree.trace import ROW_FIELDS, Step, Trace
+from pyapp.kdtree.tree import ORDERS, build_tree
 
 BOX = bounding_box()
 

@@ -1,4 +1,4 @@
-"""One vocabulary (pyapp.vocabulary): the stored strings, their JSON form, and the two kinds of whole number."""
+"""One vocabulary (pyapp.core.vocabulary): the stored strings, their JSON form, and the two kinds of whole number."""
 
 from __future__ import annotations
 
@@ -7,13 +7,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pyapp import evalset, search
-from pyapp.audit import call_entry, cancel_entry, validate_entry
-from pyapp.cli import main
-from pyapp.client import CallOutcome
-from pyapp.jsontypes import is_int, is_json_integer
-from pyapp.providers import Reply, Settings
-from pyapp.vocabulary import (
+from pyapp.auditlog.entries import call_entry, cancel_entry, validate_entry
+from pyapp.cli.commands import main
+from pyapp.core.jsontypes import is_int, is_json_integer
+from pyapp.core.vocabulary import (
     ANSWERED,
     Action,
     CaseStatus,
@@ -24,6 +21,10 @@ from pyapp.vocabulary import (
     SearchKind,
     Stop,
 )
+from pyapp.evaluation import evalset
+from pyapp.kdtree import search
+from pyapp.providers.client import CallOutcome
+from pyapp.providers.vendors import Reply, Settings
 
 # The strings the trace (DR-004) and the audit log (DR-006) store. Logs and exports written
 # before hold these exact strings, so a value may never change.

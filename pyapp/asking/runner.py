@@ -1,0 +1,122 @@
+"""Run the evaluation set through the audited client, one call at a time (DR-006).
+
+Nothing about a run is stored except the audit entries of its calls: which
+cases are still to ask is worked out from the log every time, so a reload or a
+crash mid-run loses no answered call and ``continue`` asks only for what lacks a
+graded answer.
+
+A run stops after :data:`MAX_FAILURES_IN_A_ROW` calls in a row that got no
+answer (infrastructure failures). Each such call has already been tried up to
+three times by the client, so three of them mean about nine failed requests
+with nothing in between: the provider or the network is down, and asking the
+rest would only log more failures (a provider that died mid-run cost 46 s for
+15 cases before). One failure between answers is a blip and the run goes on.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+
+from pyapp.asking.walkthrough import explain
+from pyapp.auditlog.entries import cancel_entry, new_entry_id
+from pyapp.core.vocabulary import Outcome
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_prompt, case_search, check_set_version
+from pyapp.evaluation.runs import Run, cases_to_ask
+from pyapp.providers.client import Progress
+from pyapp.providers.vendors import Settings
+
+MAX_FAILURES_IN_A_ROW = 3
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    now = now or datetime.now(UTC)
+    return f"run-{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+async def run_eval(
+    run_id: str,
+    fresh: bool,
+    settings: Settings,
+    api_key: str | None,
+    *,
+    read_run: Callable[[str], Awaitable[Run]],
+    append: Callable[[list[dict]], Awaitable[object]],
+    emit: Callable[[dict], object],
+    cancelled: Callable[[], bool],
+    progress: Callable[[str, Progress | None], object] = lambda label, _: None,
+    set_version: str = EVAL_SET_VERSION,
+    **client: object,
+) -> dict:
+    """Ask every case of ``run_id`` (every case of ``set_version`` when ``fresh``) that has no graded answer yet.
+
+    A continued run keeps its own set, whatever ``set_version`` says; ``read_run`` gives it as the log
+    shows it now (the page's worker takes it from the log it keeps, DR-006).
+
+    ``client`` carries ``transport``, ``sleep`` and ``clock`` for :func:`pyapp.asking.walkthrough.explain`;
+    ``progress`` gets each call's :class:`~pyapp.providers.client.Progress` with a label naming the case,
+    and ``None`` when the call is over.
+    Stops at once on a rejected key or exhausted quota, on cancel, and after
+    :data:`MAX_FAILURES_IN_A_ROW` infrastructure failures in a row. Returns the run id,
+    why it stopped (``None`` if it did not) and ``message``, the sentence the page shows.
+    """
+    if fresh:
+        todo = cases_to_ask(None, check_set_version(set_version))
+    else:
+        run = await read_run(run_id)
+        set_version = run.eval_set_version
+        todo = cases_to_ask(run)
+    emit({"type": "run-start", "run_id": run_id, "todo": todo})
+    stopped = None
+    asked = unanswered = failures_in_a_row = 0
+    for index, case_id in enumerate(todo):
+        if cancelled():
+            stopped = Outcome.CANCELLED
+            await append([cancel_entry(new_entry_id(), datetime.now(UTC), run_id, case_id)])
+            break
+        label = f"Asking {case_id} ({index + 1} of {len(todo)})"
+        emit({"type": "case-start", "run_id": run_id, "case_id": case_id, "index": index, "total": len(todo),
+              "text": f"{label}."})
+        the_case = case(case_id, set_version)
+        search = {"order": the_case.order, "kind": the_case.search_kind, "lon": the_case.lon, "lat": the_case.lat,
+                  "radius": the_case.radius}
+        explained = await explain(
+            search, settings, api_key, append=append, cancelled=cancelled, run_id=run_id, case_id=case_id,
+            eval_set_version=set_version, prompt=case_prompt(the_case), result=case_search(the_case),
+            progress=lambda state, label=label: progress(label, state), **client,
+        )
+        progress(label, None)
+        entry = explained.entry
+        emit({"type": "case-done", "run_id": run_id, "case_id": case_id, "index": index, "total": len(todo),
+              "outcome": entry["outcome"], "message": entry["message"]})
+        if entry["outcome"] == Outcome.CANCELLED:
+            stopped = Outcome.CANCELLED
+            await append([cancel_entry(new_entry_id(), datetime.now(UTC), run_id, case_id, entry["id"])])
+            break
+        asked += 1
+        failed = entry["outcome"] == Outcome.INFRA_FAILURE
+        unanswered += failed
+        failures_in_a_row = failures_in_a_row + 1 if failed else 0
+        if explained.outcome.stops_run:
+            stopped = entry["message"]
+            break
+        if failures_in_a_row >= MAX_FAILURES_IN_A_ROW:
+            stopped = (f"{failures_in_a_row} calls in a row got no answer, so the provider or the network seems "
+                       f"to be down. The last one: {entry['message']}")
+            break
+    return {"run_id": run_id, "stopped": stopped,
+            "message": run_message(run_id, stopped, asked=asked, unanswered=unanswered, total=len(todo))}
+
+
+def run_message(run_id: str, stopped: str | None, *, asked: int, unanswered: int, total: int) -> str:
+    """The sentence the page shows when a run ends; a stopped or partly unanswered run never reads as complete."""
+    if stopped == Outcome.CANCELLED:
+        return f"Run {run_id} was cancelled after {asked} of {total} cases; continue it to ask the rest."
+    if stopped is not None:
+        return (f"Run {run_id} stopped after {asked} of {total} cases: {stopped} "
+                "Continue the run later to ask the cases still without an answer.")
+    if unanswered:
+        return (f"Run {run_id} asked all {total} cases, but {unanswered} got no answer (infrastructure failures); "
+                "continue the run to ask them again.")
+    return f"Run {run_id} has an answer for every case it asked."

@@ -1,0 +1,90 @@
+"""The operations the page calls by name, and what the worker calls around them (DR-002).
+
+The worker calls ``handle(op, args_json)``. Each operation module of this package registers its
+operations with :func:`op`; their pyapp imports are inside the functions, so importing the bridge
+stays quick, and the worker that makes the start-up snapshot imports them all beforehand with
+:func:`import_operation_modules`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import pkgutil
+import sys
+from collections.abc import Callable
+
+import pyapp
+from pyapp import __version__
+
+OPS: dict[str, Callable] = {}
+
+
+def op(function: Callable) -> Callable:
+    """Register ``function`` as an operation the page can call by its name."""
+    OPS[function.__name__] = function
+    return function
+
+
+def hello() -> str:
+    return json.dumps({"python": ".".join(map(str, sys.version_info[:3])), "pyapp": __version__})
+
+
+@op
+def version() -> dict:
+    return json.loads(hello())
+
+
+def after_restore() -> None:
+    """Reseed ``random`` in an interpreter restored from a memory snapshot (DR-002).
+
+    Pyodide's own start-up imports ``random``, so every restored visit would otherwise draw the
+    same numbers. Ids and tokens use ``os.urandom`` and need nothing.
+    """
+    import random
+
+    random.seed()
+
+
+def import_operation_modules() -> None:
+    """Import every pyapp module an operation may import on its first call (DR-002).
+
+    That is every module but the command line's: the worker that makes the start-up snapshot calls
+    this before taking it, so a visit restored from it skips those imports. None of them touches
+    the browser when imported.
+    """
+    for layer in pkgutil.iter_modules(pyapp.__path__, "pyapp."):
+        if layer.ispkg and layer.name != "pyapp.cli":
+            package = importlib.import_module(layer.name)
+            for module in pkgutil.walk_packages(package.__path__, f"{layer.name}."):
+                importlib.import_module(module.name)
+
+
+def after_answer() -> None:
+    """What an operation leaves for after its answer has reached the page: keeping the log's read (DR-006).
+
+    The worker calls it after posting each answer, so the runs list is not held up by it.
+    """
+    from pyapp.browser.log_cache import LOG
+
+    LOG.keep_when_due()
+
+
+async def handle(name: str, args_json: str) -> str:
+    """Run operation ``name`` with keyword arguments from JSON.
+
+    Returns ``{"ok": true, "value": ...}`` or ``{"ok": false, "error": sentence}`` as JSON, so the
+    page shows the sentence an operation raised, never a traceback or an exception's class name.
+    """
+    try:
+        if name not in OPS:
+            raise ValueError(f"unknown operation {name!r}")
+        value = OPS[name](**json.loads(args_json))
+        if inspect.isawaitable(value):
+            value = await value
+    except (ValueError, RuntimeError) as exc:  # what operations raise for a visitor to read
+        return json.dumps({"ok": False, "error": str(exc)})
+    except Exception as exc:  # noqa: BLE001 - a fault in pyapp itself: say so instead of failing silently
+        return json.dumps({"ok": False, "error": f"Internal error in pyapp ({type(exc).__name__}): {exc}"})
+    return json.dumps({"ok": True, "value": value})

@@ -1,0 +1,151 @@
+"""The audit log as the worker has read it, kept between operations, and the worker's one grader (DR-006)."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+
+class LogCache:
+    """The audit log as this worker has read it: parsed and validated once (DR-006).
+
+    Every read asks the store, in one transaction, for the records from the last one
+    seen on and for how many it holds, so the worker's own appends and another tab's
+    are both picked up without reading the rest again. If the last record seen is no
+    longer there as it was, or the count does not add up (the site's storage was
+    cleared), the log is read again from the start. The runs index is fed the same way.
+    A new worker starts from the checkpoint an earlier one kept (``pyapp.auditlog.checkpoint``)
+    and reads only the records stored since, checked the same way.
+    """
+
+    def __init__(self) -> None:
+        self.reset()
+        self.restored = False  # whether the first read has looked for a checkpoint
+
+    def reset(self) -> None:
+        self.entries: list[dict] = []
+        self.corrupt = 0
+        self.last: list = [0, None]  # the last record read: [sequence number, its text]
+        self.records = 0
+        self.checkpointed = (0, 0)  # records and outcomes in the checkpoint last restored or kept
+        self.index = None  # a pyapp.evaluation.runs.RunIndex, made on first use
+
+    async def refresh(self) -> LogCache:
+        from kdt_audit_store import readFrom
+
+        if not self.restored:
+            self.restored = True
+            await self._restore()
+        answer = json.loads(await readFrom(self.last[0]))
+        rows = answer["rows"]
+        if self.last[0]:
+            if not rows or rows[0] != self.last or answer["count"] != self.records + len(rows) - 1:
+                self.reset()
+                answer = json.loads(await readFrom(0))
+                rows = answer["rows"]
+            else:
+                rows = rows[1:]
+        self._take(rows)
+        self.records = answer["count"]
+        return self
+
+    def _take(self, rows: list) -> None:
+        from pyapp.auditlog.entries import validate_entry
+        from pyapp.core import strict_json
+        from pyapp.core.collector import gc_paused
+
+        added = []
+        with gc_paused():  # thousands of small dicts and no cycles: the collector's passes only cost time
+            for row in rows:
+                self.last = row
+                text = row[1]
+                if not isinstance(text, str):  # a record without its JSON text
+                    self.corrupt += 1
+                    continue
+                try:
+                    # Bounded for the parser's sake only: no valid entry nests more than two levels,
+                    # so a deeper one is refused by its validation below, as an import refuses it.
+                    entry = strict_json.loads(text)
+                except (ValueError, RecursionError):
+                    self.corrupt += 1
+                    continue
+                if validate_entry(entry):
+                    self.corrupt += 1
+                else:
+                    added.append(entry)
+        self.entries.extend(added)
+        if self.index is not None:
+            self.index.add(added)
+
+    async def _restore(self) -> None:
+        """Start from the checkpoint this browser kept for this build, if it has a sound one (DR-006)."""
+        from kdt_worker import kept_log, mark
+
+        from pyapp.auditlog.checkpoint import loads
+        from pyapp.core.collector import gc_paused
+
+        kept = await kept_log()
+        if kept is None:
+            return
+        with gc_paused():
+            checkpoint = loads(kept.to_bytes())
+        if checkpoint is None:
+            return
+        self.entries, self.corrupt, self.last = checkpoint.entries, checkpoint.corrupt, checkpoint.last
+        self.records = checkpoint.records
+        grader().know(checkpoint.outcomes)
+        self.checkpointed = (checkpoint.records, len(grader().outcomes()))
+        mark("audit-log-restored", checkpoint.records)
+
+    def keep_when_due(self) -> None:
+        """Keep a checkpoint of this read once it holds enough records or outcomes the last one did not.
+
+        The worker compresses and stores it in the background; a write that fails costs only the
+        next reopened page a full read (DR-006).
+        """
+        from kdt_worker import keep_log
+        from pyodide.ffi import to_js
+
+        from pyapp.auditlog.checkpoint import EVERY, Checkpoint, dumps
+
+        outcomes = grader().outcomes()
+        if self.records != len(self.entries) + self.corrupt or (
+                self.records - self.checkpointed[0] < EVERY and len(outcomes) - self.checkpointed[1] < EVERY):
+            return
+        keep_log(to_js(dumps(Checkpoint(self.entries, self.corrupt, self.last, self.records, outcomes))))
+        self.checkpointed = (self.records, len(outcomes))
+
+    def runs(self):
+        """The runs index of the entries read so far, graded by the worker's grader."""
+        if self.index is None:
+            from pyapp.evaluation.runs import RunIndex
+
+            self.index = RunIndex(grader(), validated=True).add(self.entries)
+        return self.index
+
+
+LOG = LogCache()
+
+
+async def read_entries() -> tuple[list[dict], int]:
+    """Every valid audit entry, oldest first, and the number of unreadable ones skipped (never raises on one)."""
+    log = await LOG.refresh()
+    return list(log.entries), log.corrupt
+
+
+@functools.cache
+def grader():
+    """The worker's one grader: the set, its prompts and the data never change while the worker runs,
+    so each distinct answer is graded once however often the pages ask."""
+    from pyapp.evaluation.runs import Grader
+
+    return Grader()
+
+
+async def own_sets_read(set_version: str | None) -> None:
+    """Read the log first when ``set_version`` names a set of the visitor's own cases: its cases are in the log."""
+    from pyapp.evaluation.evalset import is_own_set
+
+    if is_own_set(set_version):
+        # the runs index registers every state of the visitor's set (pyapp.evaluation.own_cases)
+        (await LOG.refresh()).runs()

@@ -1,0 +1,57 @@
+"""Operations on the audit log as a whole: the list of calls, export and import (DR-006)."""
+
+from __future__ import annotations
+
+from pyapp.browser.dispatch import op
+from pyapp.browser.log_cache import read_entries
+from pyapp.browser.worker_io import append_entries
+from pyapp.core.vocabulary import EntryType
+
+
+@op
+async def audit_log() -> dict:
+    """The calls in the log, newest first, without their answer texts (the list shows no answers)."""
+    from pyapp.core.formatting import fmt_whole
+
+    entries, corrupt = await read_entries()
+    calls = [{**{key: value for key, value in entry.items() if key != "answer"},
+              "answer_ms_text": "–" if entry["answer_ms"] is None else fmt_whole(entry["answer_ms"]),
+              "total_ms_text": fmt_whole(entry["total_ms"])}
+             for entry in reversed(entries) if entry["type"] == EntryType.CALL]
+    return {"calls": calls, "corrupt": corrupt}
+
+
+@op
+async def export_audit(format: str, run_id: str | None = None, explorer: bool = False) -> str:  # noqa: A002
+    from pyapp.evaluation.export import export_csv, export_json
+
+    entries, _ = await read_entries()
+    if format == "json":
+        return export_json(entries, run_id, explorer=explorer)
+    return export_csv(entries, run_id)
+
+
+@op
+async def import_audit(data: str) -> dict:
+    """Import a JSON export whose bytes arrive base64-encoded, so Python decodes them as the command line does.
+
+    Every entry is checked before anything is written, and the entries are written in one
+    transaction: a refused file appends nothing. Every refusal says so, in the command line's words.
+    """
+    import base64
+    import binascii
+
+    from pyapp.evaluation.export import merge, parse_import
+
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except binascii.Error:
+        raise ValueError("The file could not be read; nothing was imported.") from None
+    imported = parse_import(raw)
+    new = merge((await read_entries())[0], imported)
+    if new:
+        try:
+            await append_entries(new)
+        except RuntimeError as exc:
+            raise RuntimeError(f"Nothing was imported. {exc}") from None
+    return {"added": len(new), "skipped": len(imported) - len(new)}

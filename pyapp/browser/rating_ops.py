@@ -1,0 +1,50 @@
+"""Operations of rating against the rubric, blind, and the agreement figures (DR-009)."""
+
+from __future__ import annotations
+
+from pyapp.browser import log_cache
+from pyapp.browser.dispatch import op
+from pyapp.browser.worker_io import append_entries
+
+
+@op
+def rubric() -> dict:
+    from pyapp.explanation.rubric import RUBRIC
+
+    return RUBRIC.to_json()
+
+
+@op
+async def rating_queue(run_id: str, rater: str) -> list[dict]:
+    """The counted answers of ``run_id`` for ``rater`` to rate blind: no grades, no other rater's ratings."""
+    from pyapp.auditlog.entries import valid_rater
+    from pyapp.evaluation.rating import rating_queue as queue
+
+    if not valid_rater(rater):
+        raise ValueError("Type your name as the rater first (at most 40 characters, no line breaks).")
+    log = await log_cache.LOG.refresh()
+    return queue(log.runs().run(run_id), log.entries, rater)
+
+
+@op
+async def record_rating(call_id: str, rater: str, answers: dict, note: str = "") -> dict:
+    from datetime import UTC, datetime
+
+    from pyapp.auditlog.entries import new_entry_id, rating_entry
+    from pyapp.explanation.rubric import RUBRIC
+
+    entry = rating_entry(new_entry_id(), datetime.now(UTC), call_id, rater, RUBRIC.version, answers, note)
+    await append_entries([entry])
+    return entry
+
+
+@op
+async def agreement() -> dict:
+    """The agreement figures of the whole log as the page's tables, and the text ``python -m pyapp agreement``
+    prints for them."""
+    from pyapp.evaluation.agreement import agreement_report, format_agreement_report
+    from pyapp.presentation.agreement_tables import agreement_tables
+
+    log = await log_cache.LOG.refresh()
+    report = agreement_report(log.entries, list(log.runs().rebuilt()))
+    return {"report": report, "tables": agreement_tables(report), "text": format_agreement_report(report)}

@@ -1,0 +1,112 @@
+"""What a run sends and what it may cost, before and after (DR-008).
+
+Before a run, :func:`run_size` counts the characters every call hands the model (the
+system and user prompt and the answer schema sent beside them) for k runs, and
+estimates input tokens at :data:`CHARS_PER_TOKEN` characters a token, the usual rule
+of thumb for English text; the prompts are mostly numbers, which tokenise into shorter
+pieces, so the estimate is a guess to be checked against the provider's counts after a
+run (:func:`actual_usage`). Output is bounded by max tokens per call, so its cost is
+given as an upper bound. Prices are the visitor's own, per million tokens, in their
+currency: no price table ships with the site, since one would go stale.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+from pyapp.core.formatting import fmt_count, fmt_fixed
+from pyapp.core.jsontypes import is_int
+from pyapp.core.vocabulary import ANSWERED, EntryType
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, case_prompt, cases, check_set_version
+from pyapp.explanation.schema import load_schema
+from pyapp.providers.vendors import schema_for_sending
+
+CHARS_PER_TOKEN = 4
+MAX_RUNS = 100
+MAX_PRICE = 1_000_000.0  # per million tokens; anything above is a typing slip
+
+
+@lru_cache(maxsize=4)
+def characters_per_run(set_version: str = EVAL_SET_VERSION) -> tuple[int, int]:
+    """(calls, characters the model is handed) for one run of set ``set_version``."""
+    schema = json.dumps(schema_for_sending(load_schema()))
+    prompts = [case_prompt(c) for c in cases(check_set_version(set_version))]
+    return len(prompts), sum(len(p.system) + len(p.user) + len(schema) for p in prompts)
+
+
+def check_runs(runs: object) -> int:
+    if not is_int(runs) or not 1 <= runs <= MAX_RUNS:
+        raise ValueError(f"The number of runs must be a whole number from 1 to {MAX_RUNS}.")
+    return runs
+
+
+def check_price(price: object, name: str) -> float | None:
+    """A price per million tokens, or None when not given; ValueError in words otherwise."""
+    if price is None:
+        return None
+    if isinstance(price, bool) or not isinstance(price, (int, float)) or not math.isfinite(price) \
+            or not 0 <= price <= MAX_PRICE:
+        raise ValueError(f"The {name} price must be a number from 0 to {MAX_PRICE:,.0f} per million tokens.")
+    return float(price)
+
+
+def fmt_money(amount: float) -> str:
+    """An amount in the visitor's currency, four decimals (a run on a cheap model costs fractions of a cent)."""
+    return fmt_fixed(amount, 4)
+
+
+def run_size(runs: int = 1, max_tokens: int | None = None, price_in: float | None = None,
+             price_out: float | None = None, set_version: str = EVAL_SET_VERSION) -> dict:
+    """The size of ``runs`` runs of set ``set_version``, and with prices their estimated cost (module doc)."""
+    runs = check_runs(runs)
+    price_in, price_out = check_price(price_in, "input"), check_price(price_out, "output")
+    per_run_calls, per_run_chars = characters_per_run(set_version)
+    calls, chars = per_run_calls * runs, per_run_chars * runs
+    tokens = math.ceil(chars / CHARS_PER_TOKEN)
+    output_cap = None if max_tokens is None else max_tokens * calls
+    size = {"runs": runs, "calls": calls, "characters": chars, "input_tokens_estimate": tokens,
+            "output_tokens_cap": output_cap, "input_cost_estimate": None, "output_cost_cap": None}
+    shown = [f"{runs} run{'s' if runs > 1 else ''} send{'' if runs > 1 else 's'} {fmt_count(calls)} calls with "
+             f"{fmt_count(chars)} characters of prompts and schema, about {fmt_count(tokens)} input tokens "
+             f"(at {CHARS_PER_TOKEN} characters a token)"]
+    if price_in is not None:
+        size["input_cost_estimate"] = tokens * price_in / 1e6
+        shown.append(f"input about {fmt_money(size['input_cost_estimate'])} at {price_in:g} per million tokens")
+    if price_out is not None and output_cap is not None:
+        size["output_cost_cap"] = output_cap * price_out / 1e6
+        shown.append(f"output at most {fmt_money(size['output_cost_cap'])} ({fmt_count(max_tokens)} tokens a "
+                     f"call at {price_out:g} per million)")
+    size["display"] = "; ".join(shown) + "."
+    return size
+
+
+def actual_usage(entries: Iterable[dict], run_ids: Sequence[str], price_in: float | None = None,
+                 price_out: float | None = None) -> dict:
+    """Token counts the provider reported for every call of ``run_ids`` (failed and repeated calls too:
+    they were sent), and with prices their cost. Calls answered without counts are counted apart."""
+    price_in, price_out = check_price(price_in, "input"), check_price(price_out, "output")
+    wanted = set(run_ids)
+    calls = input_tokens = output_tokens = uncounted = 0
+    for entry in entries:
+        if entry["type"] != EntryType.CALL or entry["run_id"] not in wanted:
+            continue
+        calls += 1
+        input_tokens += entry["input_tokens"] or 0
+        output_tokens += entry["output_tokens"] or 0
+        if entry["outcome"] in ANSWERED and (entry["input_tokens"] is None or entry["output_tokens"] is None):
+            uncounted += 1
+    usage = {"runs": len(wanted), "calls": calls, "input_tokens": input_tokens, "output_tokens": output_tokens,
+             "answers_without_counts": uncounted, "cost": None}
+    shown = (f"{fmt_count(calls)} calls used {fmt_count(input_tokens)} input and {fmt_count(output_tokens)} "
+             "output tokens, as the provider reported them")
+    if price_in is not None and price_out is not None:
+        usage["cost"] = input_tokens * price_in / 1e6 + output_tokens * price_out / 1e6
+        shown += f"; cost {fmt_money(usage['cost'])} at {price_in:g} in and {price_out:g} out per million"
+    if uncounted:
+        shown += (f"; {uncounted} answer{' was' if uncounted == 1 else 's were'} given without token counts, "
+                  "so these figures are too low")
+    usage["display"] = shown + "."
+    return usage

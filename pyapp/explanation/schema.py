@@ -1,0 +1,129 @@
+"""Validating a model's answer against the published answer schema (DR-005).
+
+The schema file ``answer_schema.json`` is package data beside this module; the site serves
+the same file. Before the schema, every number must lie in JavaScript's exact-integer
+range and every text must be valid Unicode (:func:`pyapp.core.jsontypes.hostile_values`): a
+number out of range is a schema mismatch, never an arithmetic error (DR-006).
+Validation uses ``fastjsonschema``, a pure-Python wheel that the
+page loads before ``pyapp`` (see ``vendor/README.md``); it compiles the schema
+into a Python function once, with ``exec``, which works the same under Pyodide.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib.resources import files
+
+import fastjsonschema
+
+from pyapp.core.jsontypes import hostile_values
+
+
+@lru_cache(maxsize=1)
+def schema_text() -> str:
+    """The schema file's exact text."""
+    return files(__package__).joinpath("answer_schema.json").read_text(encoding="utf-8")
+
+
+def load_schema() -> dict:
+    """A fresh copy of the answer schema as a dict (keys in file order)."""
+    return json.loads(schema_text())
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    # use_default=False: validation must never fill in or change the answer.
+    # fast_fail=False: report every problem at once, not just the first.
+    return fastjsonschema.compile(load_schema(), use_default=False, fast_fail=False)
+
+
+def validate_answer(obj: object) -> list[str]:
+    """Every way ``obj`` fails the answer schema, as readable sentences; [] when it fits."""
+    hostile = hostile_values(obj)
+    if hostile:
+        return [f"{where or 'the answer'} {what}" for where, what in hostile]
+    try:
+        _validator()(_without_plain_ids(obj))
+    except fastjsonschema.JsonSchemaValuesException as exc:
+        errors = exc.errors
+    except fastjsonschema.JsonSchemaValueException as exc:
+        errors = [exc]
+    else:
+        return []
+    messages = [_readable(err) for err in errors]
+    # One sentence per problem, in a stable order (the library may repeat one).
+    return sorted(set(messages))
+
+
+def _without_plain_ids(obj: object) -> object:
+    """``obj`` with a ``result_ids`` list of plain integers replaced by an empty one, for the validator.
+
+    The schema asks only that each id be an integer; a list that passes that check
+    in C here leaves nothing for the validator's per-item loop to find, and the
+    loop was the validator's largest cost on the page's long logs (DR-006).
+    """
+    if type(obj) is dict and type(ids := obj.get("result_ids")) is list and set(map(type, ids)) <= {int}:
+        return {**obj, "result_ids": []}
+    return obj
+
+
+def _where(name: str | None) -> str:
+    if not name or name == "data":
+        return "the answer"
+    return name.removeprefix("data.").removeprefix("data")
+
+
+def _readable(err: fastjsonschema.JsonSchemaValueException) -> str:
+    where = _where(err.name)
+    value = err.value
+    definition = err.definition if isinstance(err.definition, dict) else {}
+    if err.rule == "required" and isinstance(value, dict):
+        missing = [key for key in definition.get("required", []) if key not in value]
+        return f"{where} is missing {_names(missing)}"
+    if err.rule == "additionalProperties" and isinstance(value, dict):
+        allowed = definition.get("properties", {})
+        extra = sorted(str(key) for key in value if key not in allowed)
+        return f"{where} has unexpected {_names(extra)}"
+    if err.rule == "type":
+        wanted = definition.get("type")
+        wanted_list = wanted if isinstance(wanted, list) else [str(wanted)]
+        wanted_text = " or ".join(_ARTICLE.get(name, name) for name in wanted_list)
+        return f"{where} must be {wanted_text}, not {_json_type(value)}"
+    if err.rule == "enum":
+        options = ", ".join(str(item) for item in definition.get("enum", []))
+        return f"{where} must be one of: {options} (got {json.dumps(value, ensure_ascii=False)[:60]})"
+    return err.message.replace(err.name or "data", where, 1)
+
+
+_ARTICLE = {
+    "integer": "an integer",
+    "number": "a number",
+    "string": "a string",
+    "array": "an array",
+    "object": "an object",
+    "boolean": "a boolean",
+}
+
+
+def _names(keys: list[str]) -> str:
+    label = "field" if len(keys) == 1 else "fields"
+    return f"{label} " + ", ".join(f'"{key}"' for key in keys)
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, float) and not value.is_integer():
+        return "a fractional number"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__

@@ -1,0 +1,73 @@
+"""A baseline checked against new runs: per case NEW PASS, NEW FAIL or same, the paired figures and
+each reject rule's verdict, as ``python -m pyapp diff`` prints them and the evaluation page shows them (DR-008)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from pyapp.auditlog.rules import Rule, rule_verdict
+from pyapp.core.vocabulary import ANSWERED
+from pyapp.evaluation.baseline import baseline_of, baseline_table
+from pyapp.evaluation.repeats import compare_tables, verdict_table
+from pyapp.evaluation.runs import Run
+from pyapp.presentation.repeat_report import comparison_display
+
+
+def _label(outcomes: Sequence[str]) -> str:
+    return ", ".join(str(o) for o in outcomes)
+
+
+def diff_report(baseline: dict, runs: Sequence[Run], rules: Sequence[Rule]) -> dict:
+    """``runs`` (repeats of one configuration) against ``baseline``: per case, paired figures, rule verdicts.
+
+    Besides the rules, the gate rejects when a case counted in the baseline has no counted
+    answer in ``runs``: an incomplete run is no evidence that nothing got worse.
+    """
+    now = baseline_of(runs)
+    figures = compare_tables(baseline_table(baseline), verdict_table(runs))
+    verdicts = {row["case_id"]: row["verdict"] for row in figures["cases"]}
+    label = {"better": "NEW PASS", "worse": "NEW FAIL", "same": "same"}
+    cases = []
+    for old, new in zip(baseline["cases"], now["cases"], strict=True):
+        verdict = verdicts.get(old["case_id"])
+        cases.append({"case_id": old["case_id"], "baseline": old["outcomes"], "now": new["outcomes"],
+                      "baseline_text": _label(old["outcomes"]), "now_text": _label(new["outcomes"]),
+                      "verdict": "not compared" if verdict is None else label[verdict],
+                      "failing_checks": new["failing_checks"], "model_failures": new["model_failures"]})
+    changed = [{"field": key, "baseline": baseline[key], "now": now[key],
+                "text": f"changed since the baseline: {key} {json.dumps(baseline[key])} -> {json.dumps(now[key])}"}
+               for key in ("prompt_version", "prompt_set_hash", "provider", "model_requested", "models_reported",
+                           "system_fingerprints", "base_url_host", "temperature", "max_tokens")
+               if baseline[key] != now[key]]
+    results = [rule_verdict(rule, figures) for rule in rules]
+    missing = [c["case_id"] for c in cases if c["verdict"] == "not compared"
+               and any(o in ANSWERED for o in c["baseline"])]
+    if missing:
+        results.append({"rule": "complete", "rejects": True,
+                        "text": f"the runs have no counted answer for {len(missing)} case"
+                                f"{'s' if len(missing) > 1 else ''} the baseline counted ({', '.join(missing)}), "
+                                "so the gate cannot pass."})
+    rejected = any(r["rejects"] for r in results)
+    return {"baseline_runs": baseline["runs"], "runs": now["runs"], "changed": changed, "cases": cases,
+            "comparison": figures, "display": comparison_display(figures, "the baseline", "now"), "rules": results,
+            "rejected": rejected, "result_text": "result: REJECTED" if rejected else "result: passed"}
+
+
+def format_diff_report(report: dict) -> str:
+    """The command line's text for :func:`diff_report`'s dict."""
+    lines = [f"baseline: {len(report['baseline_runs'])} run(s) ({', '.join(report['baseline_runs'])}); "
+             f"now: {len(report['runs'])} run(s) ({', '.join(report['runs'])})"]
+    lines.extend(change["text"] for change in report["changed"])
+    for c in report["cases"]:
+        why = [*c["failing_checks"], *c["model_failures"]]
+        lines.append(f"{c['case_id']}  {c['verdict']:<12}  {c['baseline_text']} -> {c['now_text']}"
+                     + (f"  (now failing: {', '.join(why)})" if why and c["verdict"] != "same" else ""))
+    shown = report["display"]
+    lines.append(f"difference: {shown['difference']}")
+    if shown["test"]:
+        lines.append(shown["test"])
+    lines.append(f"per case: {shown['per_case']}")
+    lines.extend(r["text"] for r in report["rules"])
+    lines.append(report["result_text"])
+    return "\n".join(lines)
