@@ -13,7 +13,9 @@ from datetime import UTC, datetime, timedelta
 from itertools import count
 from pathlib import Path
 
-from pyapp.auditlog import entries as audit
+from pyapp.auditlog.entries import cancel_entry, decision_entry, rating_entry
+from pyapp.auditlog.format import AUDIT_FORMAT, format_time
+from pyapp.auditlog.validation import validate_entry
 from pyapp.core.vocabulary import ANSWERED, EntryType, Outcome
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_facts, case_prompt, is_known_set
 
@@ -31,7 +33,7 @@ _ids = count(1)
 
 def at(seconds: float) -> str:
     """An audit time ``seconds`` after START."""
-    return audit.format_time(START + timedelta(seconds=seconds))
+    return format_time(START + timedelta(seconds=seconds))
 
 
 def answer_for(case_id: str, wrong: str | None = None, prose: str = "", cite: int = 3,
@@ -84,7 +86,7 @@ def call(run_id: str | None, case_id: str, *, outcome: str = "grounded", answer:
     if outcome == Outcome.CANCELLED:
         error, status = "cancelled", None
     entry = {
-        "format": audit.AUDIT_FORMAT,
+        "format": AUDIT_FORMAT,
         "id": entry_id or f"e{next(_ids):06d}",
         "type": EntryType.CALL,
         "time": time if isinstance(time, str) else at(time),
@@ -109,18 +111,18 @@ def call(run_id: str | None, case_id: str, *, outcome: str = "grounded", answer:
         "failure": None,
         "message": message,
     }
-    problems = audit.validate_entry(entry)
+    problems = validate_entry(entry)
     if problems:
         raise ValueError("; ".join(problems))
     return entry
 
 
 def cancel(run_id: str, case_id: str, *, time: float = 0.0, call_id: str | None = None) -> dict:
-    return audit.cancel_entry(f"x{next(_ids):06d}", at(time), run_id, case_id, call_id)
+    return cancel_entry(f"x{next(_ids):06d}", at(time), run_id, case_id, call_id)
 
 
 def decision(call_id: str, helpful: bool, note: str = "", *, time: float = 0.0) -> dict:
-    return audit.decision_entry(f"d{next(_ids):06d}", at(time), call_id, helpful, note)
+    return decision_entry(f"d{next(_ids):06d}", at(time), call_id, helpful, note)
 
 
 def rating(call_id: str, rater: str, verdict: bool = True, *, time: float = 0.0, **answers: bool) -> dict:
@@ -128,7 +130,7 @@ def rating(call_id: str, rater: str, verdict: bool = True, *, time: float = 0.0,
     from pyapp.explanation.rubric import RUBRIC
 
     full = {key: answers.get(key, verdict) for key in RUBRIC.keys}
-    return audit.rating_entry(f"g{next(_ids):06d}", at(time), call_id, rater, RUBRIC.version, full)
+    return rating_entry(f"g{next(_ids):06d}", at(time), call_id, rater, RUBRIC.version, full)
 
 
 def full_run(run_id: str, grounded: set[str] | frozenset[str] | None = None, *, start: float = 0.0,

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pyapp.asking.walkthrough import Explained, explain
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_prompt, case_search
 from pyapp.providers.client import HttpResponse
-from pyapp.providers.vendors import Settings
+from pyapp.providers.settings import Settings
 
 
 def run_async(coroutine):

@@ -11,24 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from live_call import run_async
-from pyapp.auditlog import entries as audit
-from pyapp.auditlog.entries import (
-    AUDIT_FORMAT,
-    CALL_DRIFT_KEYS,
-    CALL_KEYS,
-    call_entry,
-    cancel_entry,
-    contains_secret,
-    decision_entry,
-    new_entry_id,
-    scrub_secret,
-    ungraded_outcome,
-    validate_entry,
-)
+from pyapp.auditlog.entries import call_entry, cancel_entry, decision_entry, new_entry_id, ungraded_outcome
+from pyapp.auditlog.format import AUDIT_FORMAT, CALL_DRIFT_KEYS, CALL_KEYS, format_time
+from pyapp.auditlog.validation import validate_entry
 from pyapp.explanation.prompt import build_prompt
 from pyapp.kdtree.search import search
+from pyapp.providers.api import build_request
 from pyapp.providers.client import CallOutcome, HttpResponse, NetworkError, call
-from pyapp.providers.vendors import Reply, Settings, build_request
+from pyapp.providers.keyguard import contains_secret, scrub_secret
+from pyapp.providers.settings import Settings
+from pyapp.providers.wire import Reply
 
 KEY = "sk-ant-api03-AUDITsecret0123456789ABCDEFGHIJ"
 WHEN = datetime(2026, 12, 2, 16, 40, 5, 123456, tzinfo=UTC)
@@ -131,12 +123,12 @@ def test_oversized_answer_is_cut_and_says_so():
 def test_time_formats():
     helsinki = timezone(timedelta(hours=2))
     local = datetime(2026, 12, 2, 18, 0, 0, 999999, tzinfo=helsinki)
-    assert audit.format_time(local) == "2026-12-02T16:00:00.999Z"
-    assert audit.format_time("2026-12-02T16:00:00.000Z") == "2026-12-02T16:00:00.000Z"
+    assert format_time(local) == "2026-12-02T16:00:00.999Z"
+    assert format_time("2026-12-02T16:00:00.000Z") == "2026-12-02T16:00:00.000Z"
     with pytest.raises(ValueError, match="timezone-aware"):
-        audit.format_time(datetime(2026, 12, 2))
+        format_time(datetime(2026, 12, 2))
     with pytest.raises(ValueError, match="is not"):
-        audit.format_time("2026-12-02 16:00")
+        format_time("2026-12-02 16:00")
 
 
 def test_decision_and_cancel_entries():

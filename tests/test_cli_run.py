@@ -14,7 +14,7 @@ from eval_helpers import full_run
 
 from fake_provider import USAGE, FakeProvider
 from live_call import run_async
-from pyapp.auditlog import entries as audit
+from pyapp.auditlog.validation import validate_entry
 from pyapp.cli.terminal import LogFile, urllib_transport
 from pyapp.evaluation.cost import actual_usage, run_size
 from pyapp.evaluation.evalset import LARGE_SET_VERSION, case_ids
@@ -22,7 +22,7 @@ from pyapp.evaluation.export import ImportFileError, export_json, log_line, pars
 from pyapp.evaluation.runs import rebuild
 from pyapp.presentation.report import run_report
 from pyapp.providers.client import NetworkError
-from pyapp.providers.vendors import HttpRequest
+from pyapp.providers.wire import HttpRequest
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-local-terminal-secret-0123456789"
@@ -71,7 +71,7 @@ def test_run_appends_one_valid_entry_a_line_through_the_pages_client_and_grading
     log, done = terminal_log
     lines = log.read_text(encoding="utf-8").splitlines()
     entries = [json.loads(line) for line in lines]
-    assert len(entries) == 40 and all(audit.validate_entry(e) == [] for e in entries)
+    assert len(entries) == 40 and all(validate_entry(e) == [] for e in entries)
     assert lines == [log_line(e).rstrip("\n") for e in entries]
     runs = list(rebuild(entries))
     assert [len(r.graded) for r in runs] == [20, 20]

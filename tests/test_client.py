@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from live_call import run_async
+from pyapp.providers.api import build_request
 from pyapp.providers.client import (
     DEFAULT_POLICY,
     CallOutcome,
@@ -21,7 +22,7 @@ from pyapp.providers.client import (
     call,
     parse_retry_after,
 )
-from pyapp.providers.vendors import Settings, build_request
+from pyapp.providers.settings import Settings
 
 KEY = "sk-ant-api03-CLIENTsecret0123456789ABCDEFGH"
 SCHEMA = {"type": "object", "properties": {"result": {"type": "integer"}}, "required": ["result"]}

@@ -13,7 +13,8 @@ from pyapp import browser
 from pyapp.evaluation.cost import CHARS_PER_TOKEN, actual_usage, run_size
 from pyapp.evaluation.evalset import case_prompt, cases
 from pyapp.explanation.schema import load_schema
-from pyapp.providers.vendors import Settings, build_request
+from pyapp.providers.api import build_request
+from pyapp.providers.settings import Settings
 
 
 def characters_in_requests() -> int:

@@ -8,7 +8,9 @@ from datetime import UTC, datetime
 import pytest
 from eval_helpers import OTHER_SETTINGS, full_run
 
-from pyapp.auditlog import entries as audit
+from pyapp.auditlog.entries import call_entry, new_entry_id
+from pyapp.auditlog.format import CALL_DRIFT_KEYS, MAX_REPORTED_BYTES
+from pyapp.auditlog.validation import validate_entry
 from pyapp.evaluation.configurations import group_runs
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_prompt
 from pyapp.evaluation.runs import rebuild
@@ -18,8 +20,10 @@ from pyapp.presentation.repeat_report import (
     format_configuration_compare_report,
     format_configurations_report,
 )
+from pyapp.providers.api import parse_response
 from pyapp.providers.client import CallOutcome
-from pyapp.providers.vendors import Reply, Settings, parse_response
+from pyapp.providers.settings import Settings
+from pyapp.providers.wire import Reply
 
 OPENAI_BODY = {
     "model": "gpt-test-1-2026-11-01", "system_fingerprint": "fp_abc123",
@@ -44,8 +48,8 @@ def test_replies_carry_the_reported_model_and_fingerprint():
 def entry_with(model: str | None, fingerprint: str | None) -> dict:
     prompt = case_prompt(case("C01"))
     reply = Reply("{}", "end", 1, 1, "stop", model, fingerprint)
-    return audit.call_entry(
-        entry_id=audit.new_entry_id(), time=datetime(2026, 12, 3, tzinfo=UTC), run_id="run-1", case_id="C01",
+    return call_entry(
+        entry_id=new_entry_id(), time=datetime(2026, 12, 3, tzinfo=UTC), run_id="run-1", case_id="C01",
         eval_set_version=EVAL_SET_VERSION, prompt=prompt, settings=Settings("openai", "gpt-test-1", 4000),
         outcome=CallOutcome(200, reply, None, "", 5.0, 6.0, 0, False), grade_outcome="model_failure",
         failure=None)
@@ -54,9 +58,9 @@ def entry_with(model: str | None, fingerprint: str | None) -> dict:
 def test_call_entries_record_both_and_older_entries_without_them_stay_valid():
     entry = entry_with("gpt-test-1-2026-11-01", "fp_abc123")
     assert (entry["model_reported"], entry["system_fingerprint"]) == ("gpt-test-1-2026-11-01", "fp_abc123")
-    older = {k: v for k, v in entry.items() if k not in audit.CALL_DRIFT_KEYS}
-    assert audit.validate_entry(older) == []
-    assert entry_with("m" * 5000, None)["model_reported"] == "m" * audit.MAX_REPORTED_BYTES
+    older = {k: v for k, v in entry.items() if k not in CALL_DRIFT_KEYS}
+    assert validate_entry(older) == []
+    assert entry_with("m" * 5000, None)["model_reported"] == "m" * MAX_REPORTED_BYTES
 
 
 @pytest.mark.parametrize("value, problem", [
@@ -66,7 +70,7 @@ def test_call_entries_record_both_and_older_entries_without_them_stay_valid():
 ], ids=["number", "too-long", "surrogate"])
 def test_validate_entry_checks_the_reported_model(value, problem):
     entry = {**entry_with("gpt", None), "model_reported": value}
-    assert audit.validate_entry(entry) == [problem]
+    assert validate_entry(entry) == [problem]
 
 
 def with_reported(entries: list[dict], model: str | None, fingerprint: str | None = None) -> list[dict]:

@@ -24,11 +24,11 @@ from eval_helpers import answer_for, at, call, cancel, decision, rating
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from pyapp.auditlog import entries as audit
+from pyapp.auditlog.entries import plan_entry
+from pyapp.auditlog.format import CALL_KEYS
 from pyapp.cli import commands as cli
 from pyapp.evaluation.evalset import EVAL_SET_VERSION
 from pyapp.evaluation.export import ImportFileError, export_csv, export_json, merge, parse_import
-from pyapp.evaluation.plans import plan_entry
 from pyapp.evaluation.runs import UNGRADABLE, rebuild
 from pyapp.presentation.report import compare_report, run_report, runs_overview
 
@@ -74,7 +74,7 @@ def mutation(draw):
     where = draw(st.sampled_from(["field", "field", "nested", "claim", "claim", "claim", "claim", "head", "drop",
                                   "add"]))
     index = draw(st.integers(0, len(BASE) - 1))
-    return where, index, draw(st.sampled_from(audit.CALL_KEYS + ("note", "helpful", "call_id", "x", "y", "rule"))), \
+    return where, index, draw(st.sampled_from(CALL_KEYS + ("note", "helpful", "call_id", "x", "y", "rule"))), \
         draw(st.sampled_from(CLAIMS + ("extra",))), draw(hostile_value)
 
 

@@ -18,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from live_call import explain_case
-from pyapp.auditlog import entries as audit
+from pyapp.auditlog.format import MAX_ANSWER_BYTES
+from pyapp.auditlog.validation import validate_entry
 from pyapp.cli import commands as cli
 from pyapp.core.vocabulary import ModelFailure, Outcome
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_facts
@@ -27,7 +28,7 @@ from pyapp.evaluation.runs import rebuild
 from pyapp.explanation.grading import grade_answer
 from pyapp.presentation.report import SAME_RUN, compare_report, run_report, runs_overview
 from pyapp.providers.client import HttpResponse
-from pyapp.providers.vendors import Settings
+from pyapp.providers.settings import Settings
 
 HUGE = 10**400
 LONG_DIGITS = 10**4000
@@ -112,7 +113,7 @@ def test_grading_never_raises_on_any_text(text):
 def test_validate_entry_reports_a_hostile_field_instead_of_raising(field, value):
     entry = call("run-1", "C01", outcome="not_grounded")
     entry[field] = value
-    problems = audit.validate_entry(entry)
+    problems = validate_entry(entry)
     assert problems and problems[0].startswith(field)
     assert all(len(p) < 200 for p in problems)
 
@@ -121,20 +122,20 @@ def test_validate_entry_reports_a_hostile_field_instead_of_raising(field, value)
 def test_validate_entry_reports_a_huge_temperature_instead_of_raising(temperature):
     entry = call("run-1", "C01")
     entry["settings"]["temperature"] = temperature
-    assert audit.validate_entry(entry) == ["settings.temperature: is a number out of range (beyond 2^53)"]
+    assert validate_entry(entry) == ["settings.temperature: is a number out of range (beyond 2^53)"]
 
 
 def test_an_id_with_a_final_line_break_is_not_an_id():
     entry = call("run-1", "C01")
     entry["id"] += "\n"
-    assert audit.validate_entry(entry) == [
+    assert validate_entry(entry) == [
         "id: must be 1-64 letters, digits or _.:- (starting with a letter or digit)"]
 
 
 @settings(max_examples=500, deadline=None)
 @given(json_values)
 def test_validate_entry_never_raises_on_any_json_value(value):
-    assert isinstance(audit.validate_entry(value), list)
+    assert isinstance(validate_entry(value), list)
 
 
 VALID = [call("run-1", "C01"), call(None, "C01", search={"order": "file", "kind": "nearest", "lon": 24.9,
@@ -156,7 +157,7 @@ def test_validate_entry_never_raises_on_an_entry_with_a_hostile_field(field, val
     for key in path[:-1]:
         target = target[key]
     target[path[-1]] = value
-    assert isinstance(audit.validate_entry(entry), list)
+    assert isinstance(validate_entry(entry), list)
 
 
 # --------------------------------------------------------------------------- calls at call time
@@ -186,7 +187,7 @@ def test_a_hostile_reply_is_logged_as_one_call(claims, tokens):
     if "walkthrough" in claims:  # the surrogate itself, not its JSON escape, as a provider's JSON would give it
         text = text.replace("\\ud800", "\ud800")
     entry, grade = explain_live(anthropic_reply(text, tokens))
-    assert audit.validate_entry(entry) == []
+    assert validate_entry(entry) == []
     assert entry["outcome"] == grade.outcome
     assert rebuild([entry])[0].graded[0].outcome == entry["outcome"]
     if claims.get("distance") == HUGE:
@@ -199,7 +200,7 @@ def test_an_answer_over_1_mb_is_graded_as_stored_at_call_time_and_on_rebuild():
     """A grounded answer padded past 1 MB: the log keeps 1 MB, and that cut text is what both grades see."""
     text = hostile_answer(walkthrough="The search visits the root in step 1. " + "x" * 1_100_000)
     entry, grade = explain_live(anthropic_reply(text))
-    assert len(entry["answer"].encode()) == audit.MAX_ANSWER_BYTES
+    assert len(entry["answer"].encode()) == MAX_ANSWER_BYTES
     assert "keeps and grades its first 1,000,000" in entry["message"]
     again = rebuild([entry])[0].graded[0]
     assert (entry["outcome"], grade.outcome, again.outcome) == (Outcome.MODEL_FAILURE,) * 3

@@ -14,13 +14,23 @@ from hypothesis import strategies as st
 
 from explain_samples import answer_from_prompt
 from live_call import explain_case
-from pyapp.auditlog.entries import CALL_DRIFT_KEYS, CALL_KEYS, contains_secret, scrub_secret, validate_entry
+from pyapp.auditlog.format import CALL_DRIFT_KEYS, CALL_KEYS
+from pyapp.auditlog.validation import validate_entry
 from pyapp.evaluation.evalset import case, case_prompt
 from pyapp.evaluation.runs import rebuild
 from pyapp.explanation.schema import load_schema
+from pyapp.providers.api import build_request
 from pyapp.providers.client import HttpResponse
-from pyapp.providers.keyguard import MIN_SECRET_LENGTH, WITHHELD, scrub_text, secret_variants
-from pyapp.providers.vendors import Settings, build_request, redact
+from pyapp.providers.keyguard import (
+    MIN_SECRET_LENGTH,
+    WITHHELD,
+    contains_secret,
+    redact,
+    scrub_secret,
+    scrub_text,
+    secret_variants,
+)
+from pyapp.providers.settings import Settings
 
 KEY = "sk-proj-ECHOsecret0123456789abcdef"
 CASE = case("C01")

@@ -15,7 +15,7 @@ from test_eval_browser import ANTHROPIC, DUMP_DB, FakeAnthropic, cli, entries, o
 from test_log_cache import CORRUPT_RECORDS
 from test_storage_browser import ADD_ROWS
 
-from pyapp.auditlog.entries import validate_entry
+from pyapp.auditlog.validation import validate_entry
 from pyapp.evaluation.export import export_json
 
 pytestmark = pytest.mark.browser

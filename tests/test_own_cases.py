@@ -14,12 +14,13 @@ from test_run_faults import KEY, SETTINGS, answer
 
 from live_call import run_async
 from pyapp.asking.runner import run_eval
-from pyapp.auditlog.entries import validate_entry
+from pyapp.auditlog.entries import own_case_entry
+from pyapp.auditlog.validation import validate_entry
 from pyapp.cli.commands import main
 from pyapp.evaluation.configurations import group_runs
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, case_ids, cases, check_set_version, evalset_summary
 from pyapp.evaluation.export import export_json, parse_import
-from pyapp.evaluation.own_cases import MAX_OWN_CASES, own_case_entry, own_cases_of, own_set_name
+from pyapp.evaluation.own_cases import MAX_OWN_CASES, own_cases_of, own_set_name
 from pyapp.evaluation.runs import rebuild
 from pyapp.presentation.repeat_report import configuration_compare_report
 from pyapp.presentation.report import compare_report, run_report

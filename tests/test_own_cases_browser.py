@@ -15,8 +15,9 @@ from test_eval_browser import ANTHROPIC, calls, entries, export_json, open_eval,
 from test_layout_browser import AXE, OVERFLOW, RUN_AXE
 from test_rating_browser import FakeAnthropic
 
+from pyapp.auditlog.entries import own_case_entry
 from pyapp.evaluation.evalset import EVAL_SET_VERSION
-from pyapp.evaluation.own_cases import own_case_entry, own_cases_of
+from pyapp.evaluation.own_cases import own_cases_of
 
 pytestmark = pytest.mark.browser
 

@@ -12,12 +12,14 @@ from hypothesis import strategies as st
 from test_audit import JSON
 from test_configurations import entries_with_designed_flips
 
-from pyapp.auditlog import entries as audit
+from pyapp.auditlog.entries import plan_entry
+from pyapp.auditlog.format import PLAN_KEYS
 from pyapp.auditlog.rules import parse_rule, rule_verdict
+from pyapp.auditlog.validation import validate_entry
 from pyapp.cli.commands import main
 from pyapp.evaluation.configurations import configuration_for, configuration_of, group_runs
 from pyapp.evaluation.export import export_json, parse_import
-from pyapp.evaluation.plans import plan_entry, plans_in
+from pyapp.evaluation.plans import plans_in
 from pyapp.evaluation.runs import rebuild
 from pyapp.presentation.repeat_report import configuration_compare_report
 
@@ -35,7 +37,7 @@ def test_a_configuration_is_known_from_settings_before_any_run():
 
 def test_plan_entry_is_valid_and_keeps_the_rule_in_one_spelling():
     entry = plan_entry("p1", BEFORE, X, Y, "lower-bound-below:+0", "  a note  ")
-    assert audit.validate_entry(entry) == []
+    assert validate_entry(entry) == []
     assert (entry["type"], entry["metric"], entry["rule"], entry["note"]) == ("plan", "grounded_share",
                                                                                "lower-bound-below:+0", "a note")
 
@@ -56,10 +58,10 @@ PLAN = plan_entry("p1", BEFORE, X, Y, "no-new-fail")
 
 
 @settings(max_examples=200, deadline=None)
-@given(field=st.sampled_from(audit.PLAN_KEYS), value=JSON)
+@given(field=st.sampled_from(PLAN_KEYS), value=JSON)
 def test_validation_never_raises_on_a_mutated_plan(field, value):
     entry = {**PLAN, field: value}
-    problems = audit.validate_entry(entry)
+    problems = validate_entry(entry)
     assert isinstance(problems, list) and all(isinstance(p, str) for p in problems)
     if field in ("x", "y", "rule", "metric") and value != PLAN[field]:
         assert problems, f"{field}={value!r} passed"

@@ -1,4 +1,4 @@
-"""Provider requests and reply parsing (pyapp.providers.vendors)."""
+"""Provider requests and reply parsing (pyapp.providers: api, anthropic, openai, errors, settings)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pyapp.providers import vendors as pv
-from pyapp.providers.vendors import HttpRequest, ProviderError, Reply, Settings, build_request, parse_response
+from pyapp.providers import keyguard, wire
+from pyapp.providers.api import build_request, parse_response
+from pyapp.providers.errors import ProviderError
+from pyapp.providers.settings import PROVIDERS, Settings
+from pyapp.providers.wire import HttpRequest, Reply
 
 KEY = "sk-ant-api03-SECRETsecretSECRET0123456789abcdef"
 OAI_KEY = "sk-proj-TOPSECRET0123456789abcdefXYZ"
@@ -173,7 +176,7 @@ def test_compatible_request_without_key_uses_max_tokens():
     assert "temperature" not in body
     with_key = build_request(local(), FakePrompt(), " local-key \n", SCHEMA)
     assert with_key.headers["authorization"] == "Bearer local-key"
-    assert pv.request_key(with_key) == "local-key"
+    assert wire.request_key(with_key) == "local-key"
 
 
 @pytest.mark.parametrize("provider_settings", [anthropic(), openai()], ids=["anthropic", "openai"])
@@ -380,7 +383,7 @@ def test_error_message_carries_provider_detail_but_no_masked_key():
 @pytest.mark.parametrize("status", [200, 400, 401, 429, 500])
 def test_echoed_key_is_redacted(status):
     echoed = json.dumps({"error": {"type": f"x {KEY}", "message": f"bad key {KEY} here", "code": KEY}})
-    for provider in pv.PROVIDERS:
+    for provider in PROVIDERS:
         out = parse_response(provider, status, {}, echoed if status != 200 else f"oops {KEY}", key=KEY)
         assert isinstance(out, ProviderError)
         assert KEY not in out.message and KEY not in (out.provider_type or "")
@@ -393,12 +396,12 @@ def test_long_provider_message_is_cut():
 
 
 def test_redact_variants():
-    assert pv.redact(f"a {KEY} b", KEY) == "a [redacted] b"
-    assert pv.redact("token sk-live-abcdefgh1234 end", None) == "token [redacted] end"
-    assert pv.redact("masked sk-****wxyz end", None) == "masked [redacted] end"
-    assert pv.redact("plain text, nothing secret", "k3y-not-here") == "plain text, nothing secret"
-    assert pv.redact("key: redacted", "redacted") == "key: [hidden]"
-    assert pv.redact("it said provider", "provider") == "it said [redacted]"
+    assert keyguard.redact(f"a {KEY} b", KEY) == "a [redacted] b"
+    assert keyguard.redact("token sk-live-abcdefgh1234 end", None) == "token [redacted] end"
+    assert keyguard.redact("masked sk-****wxyz end", None) == "masked [redacted] end"
+    assert keyguard.redact("plain text, nothing secret", "k3y-not-here") == "plain text, nothing secret"
+    assert keyguard.redact("key: redacted", "redacted") == "key: [hidden]"
+    assert keyguard.redact("it said provider", "provider") == "it said [redacted]"
 
 
 @settings(max_examples=300, deadline=None)
@@ -407,7 +410,7 @@ def test_redact_variants():
     status=st.sampled_from([200, 400, 401, 402, 403, 404, 429, 500, 503, 529]),
     before=st.text(max_size=40),
     after=st.text(max_size=40),
-    provider=st.sampled_from(pv.PROVIDERS),
+    provider=st.sampled_from(PROVIDERS),
 )
 @example(key="redacted", status=401, before="", after="", provider="openai")
 @example(key="]]]]]]]]", status=401, before="", after="]]]]]]]", provider="anthropic")
@@ -429,7 +432,8 @@ def test_http_request_repr_hides_headers():
 
 
 def test_deeply_nested_provider_reply_is_a_bad_response_not_a_crash():
-    from pyapp.providers.vendors import ProviderError, parse_response
+    from pyapp.providers.api import parse_response
+    from pyapp.providers.errors import ProviderError
 
     reply = parse_response("openai", 200, {}, '{"choices": ' + "[" * 10_000 + "]" * 10_000 + "}")
     assert isinstance(reply, ProviderError) and reply.kind == "bad_response"

@@ -9,7 +9,9 @@ from eval_helpers import call, full_run, rating
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pyapp.auditlog import entries as audit
+from pyapp.auditlog.entries import rating_entry
+from pyapp.auditlog.format import RATING_KEYS
+from pyapp.auditlog.validation import validate_entry
 from pyapp.evaluation.export import ImportFileError, export_json, merge, parse_import
 from pyapp.evaluation.rating import explanation_text, rating_queue
 from pyapp.evaluation.runs import rebuild
@@ -33,10 +35,10 @@ def test_the_verdict_is_acceptable_only_when_every_answer_is_yes(no):
 
 
 def test_a_rating_entry_has_exactly_its_fields():
-    entry = audit.rating_entry("g1", WHEN, "c1", "Ann Lee", RUBRIC.version, ALL_YES, "clear")
+    entry = rating_entry("g1", WHEN, "c1", "Ann Lee", RUBRIC.version, ALL_YES, "clear")
     assert entry == {"format": 1, "id": "g1", "type": "rating", "time": WHEN, "call_id": "c1",
                      "rater": "Ann Lee", "rubric_version": "prose-rubric-v1", "answers": ALL_YES, "note": "clear"}
-    assert audit.validate_entry(json.loads(json.dumps(entry))) == []
+    assert validate_entry(json.loads(json.dumps(entry))) == []
 
 
 @pytest.mark.parametrize(("field", "value", "fragment"), [
@@ -62,25 +64,25 @@ def test_a_rating_entry_has_exactly_its_fields():
         "null-answer", "list-answers", "null-note", "long-note", "bad-call-id"])
 def test_rating_validation_names_the_problem(field, value, fragment):
     entry = rating("c1", "Ann")
-    problems = audit.validate_entry({**entry, field: value})
+    problems = validate_entry({**entry, field: value})
     assert any(fragment in p for p in problems), problems
     with pytest.raises(ValueError, match=fragment.split(":")[0]):
         kwargs = {"entry_id": "g1", "time": WHEN, "call_id": "c1", "rater": "Ann",
                   "rubric_version": RUBRIC.version, "answers": ALL_YES, "note": ""}
-        audit.rating_entry(**{**kwargs, field: value})
+        rating_entry(**{**kwargs, field: value})
 
 
 def test_a_rating_with_a_hostile_answer_key_is_refused_in_words():
     entry = rating("c1", "Ann")
-    assert audit.validate_entry({**entry, "answers": {1: True, 2.5: False}}) == [
+    assert validate_entry({**entry, "answers": {1: True, 2.5: False}}) == [
         "answers: must answer exactly pruning, answer, no_invention, followable"]
-    assert audit.validate_entry({**entry, "answers": {"\ud800": True}}) == [
+    assert validate_entry({**entry, "answers": {"\ud800": True}}) == [
         "answers: has a key that is not valid Unicode (a lone surrogate)"]
-    assert audit.validate_entry({**entry, "rater": "Ann \udc00"})[0].startswith("rater:")
+    assert validate_entry({**entry, "rater": "Ann \udc00"})[0].startswith("rater:")
 
 
 @settings(max_examples=300, deadline=None)
-@given(field=st.sampled_from(audit.RATING_KEYS + ("answers.pruning",)),
+@given(field=st.sampled_from(RATING_KEYS + ("answers.pruning",)),
        value=st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=50),
                           lambda inner: st.lists(inner, max_size=4)
                           | st.dictionaries(st.text(max_size=10), inner, max_size=4), max_leaves=10))
@@ -90,7 +92,7 @@ def test_rating_validation_never_raises_on_a_hostile_field(field, value):
         entry["answers"]["pruning"] = value
     else:
         entry[field] = value
-    problems = audit.validate_entry(entry)
+    problems = validate_entry(entry)
     assert isinstance(problems, list) and all(isinstance(p, str) and len(p) < 300 for p in problems)
 
 

@@ -17,6 +17,7 @@ from pyapp.browser import worker_io as browser
 from pyapp.evaluation.evalset import case_ids, case_prompt, cases
 from pyapp.evaluation.runs import rebuild
 from pyapp.explanation.schema import load_schema
+from pyapp.providers.api import build_request
 from pyapp.providers.client import (
     ASKING,
     DEFAULT_POLICY,
@@ -28,7 +29,7 @@ from pyapp.providers.client import (
     TimedOut,
     call,
 )
-from pyapp.providers.vendors import Settings, build_request
+from pyapp.providers.settings import Settings
 
 KEY = "sk-ant-api03-FAULTSsecret0123456789"
 SETTINGS = Settings("anthropic", "claude-x", 4000, 0.0)

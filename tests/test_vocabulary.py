@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pyapp.auditlog.entries import call_entry, cancel_entry, validate_entry
+from pyapp.auditlog.entries import call_entry, cancel_entry
+from pyapp.auditlog.validation import validate_entry
 from pyapp.cli.commands import main
 from pyapp.core.jsontypes import is_int, is_json_integer
 from pyapp.core.vocabulary import (
@@ -24,7 +25,8 @@ from pyapp.core.vocabulary import (
 from pyapp.evaluation import evalset
 from pyapp.kdtree import search
 from pyapp.providers.client import CallOutcome
-from pyapp.providers.vendors import Reply, Settings
+from pyapp.providers.settings import Settings
+from pyapp.providers.wire import Reply
 
 # The strings the trace (DR-004) and the audit log (DR-006) store. Logs and exports written
 # before hold these exact strings, so a value may never change.

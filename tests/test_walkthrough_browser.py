@@ -26,7 +26,7 @@ from conftest import PageWatch
 from explain_samples import answer_from_prompt
 from fake_provider import USAGE as FAKE_USAGE
 from fake_provider import FakeProvider
-from pyapp.auditlog.entries import validate_entry
+from pyapp.auditlog.validation import validate_entry
 from pyapp.explanation.prompt import Prompt, build_prompt, prompt_hash
 from pyapp.kdtree.search import SearchResult, search
 from pyapp.providers.client import DEFAULT_POLICY

@@ -20,12 +20,12 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from pyapp.asking.walkthrough import explain
-from pyapp.auditlog.entries import cancel_entry, new_entry_id
+from pyapp.auditlog.entries import Clock, cancel_entry, stamp, utc_now
 from pyapp.core.vocabulary import Outcome
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_prompt, case_search, check_set_version
 from pyapp.evaluation.runs import Run, cases_to_ask
 from pyapp.providers.client import Progress
-from pyapp.providers.vendors import Settings
+from pyapp.providers.settings import Settings
 
 MAX_FAILURES_IN_A_ROW = 3
 
@@ -47,6 +47,7 @@ async def run_eval(
     cancelled: Callable[[], bool],
     progress: Callable[[str, Progress | None], object] = lambda label, _: None,
     set_version: str = EVAL_SET_VERSION,
+    now: Clock = utc_now,
     **client: object,
 ) -> dict:
     """Ask every case of ``run_id`` (every case of ``set_version`` when ``fresh``) that has no graded answer yet.
@@ -54,7 +55,8 @@ async def run_eval(
     A continued run keeps its own set, whatever ``set_version`` says; ``read_run`` gives it as the log
     shows it now (the page's worker takes it from the log it keeps, DR-006).
 
-    ``client`` carries ``transport``, ``sleep`` and ``clock`` for :func:`pyapp.asking.walkthrough.explain`;
+    ``now`` stamps the entries (the wall clock unless a test passes one); ``client`` carries ``transport``,
+    ``sleep`` and ``clock`` (the latencies' clock) for :func:`pyapp.asking.walkthrough.explain`;
     ``progress`` gets each call's :class:`~pyapp.providers.client.Progress` with a label naming the case,
     and ``None`` when the call is over.
     Stops at once on a rejected key or exhausted quota, on cancel, and after
@@ -73,7 +75,7 @@ async def run_eval(
     for index, case_id in enumerate(todo):
         if cancelled():
             stopped = Outcome.CANCELLED
-            await append([cancel_entry(new_entry_id(), datetime.now(UTC), run_id, case_id)])
+            await append([cancel_entry(*stamp(now), run_id, case_id)])
             break
         label = f"Asking {case_id} ({index + 1} of {len(todo)})"
         emit({"type": "case-start", "run_id": run_id, "case_id": case_id, "index": index, "total": len(todo),
@@ -84,7 +86,7 @@ async def run_eval(
         explained = await explain(
             search, settings, api_key, append=append, cancelled=cancelled, run_id=run_id, case_id=case_id,
             eval_set_version=set_version, prompt=case_prompt(the_case), result=case_search(the_case),
-            progress=lambda state, label=label: progress(label, state), **client,
+            progress=lambda state, label=label: progress(label, state), now=now, **client,
         )
         progress(label, None)
         entry = explained.entry
@@ -92,7 +94,7 @@ async def run_eval(
               "outcome": entry["outcome"], "message": entry["message"]})
         if entry["outcome"] == Outcome.CANCELLED:
             stopped = Outcome.CANCELLED
-            await append([cancel_entry(new_entry_id(), datetime.now(UTC), run_id, case_id, entry["id"])])
+            await append([cancel_entry(*stamp(now), run_id, case_id, entry["id"])])
             break
         asked += 1
         failed = entry["outcome"] == Outcome.INFRA_FAILURE

@@ -9,24 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
-from pyapp.auditlog.entries import (
-    call_entry,
-    contains_secret,
-    new_entry_id,
-    scrub_outcome,
-    scrub_secret,
-    stored_answer,
-    ungraded_outcome,
-)
+from pyapp.auditlog.entries import Clock, call_entry, stamp, stored_answer, ungraded_outcome, utc_now
 from pyapp.explanation.checks import facts_for
 from pyapp.explanation.grading import Grade, grade_answer
 from pyapp.explanation.prompt import Prompt, build_prompt
 from pyapp.explanation.schema import load_schema
 from pyapp.kdtree.search import SearchResult, search
-from pyapp.providers.client import CallOutcome, Progress, Transport, call
-from pyapp.providers.vendors import Settings, build_request
+from pyapp.providers.api import build_request
+from pyapp.providers.client import CallOutcome, Progress, Transport, call, scrub_outcome
+from pyapp.providers.keyguard import contains_secret, scrub_secret
+from pyapp.providers.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -67,8 +60,12 @@ async def explain(
     prompt: Prompt | None = None,
     result: SearchResult | None = None,
     progress: Callable[[Progress], object] = lambda _: None,
+    now: Clock = utc_now,
 ) -> Explained:
-    """Ask for an explanation of one search, grade it, and append its audit entry before returning."""
+    """Ask for an explanation of one search, grade it, and append its audit entry before returning.
+
+    ``clock`` times the call in milliseconds; ``now`` stamps its entry (the wall clock unless a test passes one).
+    """
     result = result or search_of(search_args)
     prompt = prompt or build_prompt(result)
     request = build_request(settings, prompt, api_key, load_schema())
@@ -81,9 +78,10 @@ async def explain(
         # Grade the text the log keeps, so every rebuild gives this same grade (DR-006).
         grade = grade_answer(stored_answer(outcome.reply.text), outcome.reply.stop, facts_for(result, prompt))
         outcome_class = grade.outcome
+    entry_id, time = stamp(now)
     entry = call_entry(
-        entry_id=new_entry_id(),
-        time=datetime.now(UTC),
+        entry_id=entry_id,
+        time=time,
         run_id=run_id,
         case_id=case_id,
         eval_set_version=eval_set_version,

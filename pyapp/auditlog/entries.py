@@ -1,97 +1,32 @@
-"""Audit log entries: plain JSON-able dicts, appended to IndexedDB and exported.
-
-The log is append-only. Six entry types:
-
-``call``      one per call, success or failure, written before anything is shown;
-``decision``  a visitor's verdict (helpful or not, with a note) on an earlier call;
-``cancel``    a visitor cancelled a case of a run (points at the call, if one ran);
-``rating``    a named rater's yes/no answers to the rubric (``pyapp.explanation.rubric``) on an earlier call (DR-009);
-``plan``      a comparison of two configurations registered in advance (``pyapp.evaluation.plans``);
-``own_case``  a search the visitor added to their own cases in the explorer (``pyapp.evaluation.own_cases``, DR-009).
-
-Every entry carries ``format`` (:data:`AUDIT_FORMAT`), ``id``, ``type`` and
-``time`` (ISO 8601, UTC, millisecond precision, ``Z`` suffix). Later facts
-about a call are new entries whose ``call_id`` names it; nothing is ever
-edited.
-
-There is no field for the API key. :func:`contains_secret` is the last check
-before a write or an export, and :func:`scrub_secret` removes the key from an
-entry without losing the rest of it.
-
-A call entry also records what the provider said answered (``model_reported``,
-``system_fingerprint``, DR-008); entries written before those keys existed lack them
-and stay valid.
-
-:func:`validate_entry` is strict (known type, exactly the known keys, types,
-safe id patterns, bounded sizes) so that imported files and possibly corrupt
-stored records are rejected with reasons instead of being half-read. Before any
-other check it refuses every number outside JavaScript's exact-integer range and
-every text holding a lone surrogate, anywhere in the entry, so no later
-arithmetic, encoding or export meets one (DR-006).
-"""
+"""Making audit entries (DR-005, DR-006): one constructor per entry type, each checked by
+:func:`pyapp.auditlog.validation.validate_entry` before it is returned, and :func:`stamp`, the one
+place a new entry gets its id and time from the clock passed in."""
 
 from __future__ import annotations
 
 import math
-import re
 import uuid
-from dataclasses import replace
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from pyapp.auditlog.rules import parse_rule
-from pyapp.core.jsontypes import has_lone_surrogate, hostile_values, is_int, shown, storable
-from pyapp.core.vocabulary import ANSWERED, EntryType, ErrorClass, Outcome, SearchKind, Stop
-from pyapp.explanation.rubric import answers_problem
-from pyapp.kdtree.tree import ORDERS
-from pyapp.providers.client import CallOutcome
-from pyapp.providers.keyguard import scrub_value, secret_variants, text_contains
-from pyapp.providers.vendors import Settings
-
-AUDIT_FORMAT = 1
-
-ENTRY_TYPES = tuple(EntryType)
-OUTCOMES = tuple(Outcome)
-# What a call's ``error`` may hold: why the request failed, or that the visitor cancelled it.
-CALL_ERRORS = (*ErrorClass, Outcome.CANCELLED)
-
-MAX_ANSWER_BYTES = 1_000_000
-MAX_NOTE_BYTES = 10_000
-MAX_TEXT_BYTES = 10_000  # message and failure detail
-MAX_NUMBER = 1e12
-MAX_RATER_CHARS = 40
-
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}\Z")  # \Z: "$" would accept a final line break
-_HASH_RE = re.compile(r"^[0-9a-f]{64}\Z")
-_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-_CONFIGURATION_RE = re.compile(r"^[0-9a-f]{8}\Z")  # pyapp.evaluation.configurations.Configuration.id
-_TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\Z")
-
-_COMMON_KEYS = ("format", "id", "type", "time")
-CALL_KEYS = _COMMON_KEYS + (
-    "run_id", "case_id", "search", "eval_set_version", "prompt_version", "prompt_hash", "settings",
-    "status", "answer", "stop", "raw_stop_reason", "input_tokens", "output_tokens", "answer_ms",
-    "total_ms", "retries", "outcome", "error", "failure", "message",
+from pyapp.auditlog.format import (
+    AUDIT_FORMAT,
+    MAX_ANSWER_BYTES,
+    MAX_NUMBER,
+    MAX_REPORTED_BYTES,
+    MAX_TEXT_BYTES,
+    PLAN_METRIC,
+    SEARCH_KEYS,
+    format_time,
 )
-# Added later, so a call entry may lack them: what the provider says answered (DR-008).
-CALL_DRIFT_KEYS = ("model_reported", "system_fingerprint")
-MAX_REPORTED_BYTES = 200
-DECISION_KEYS = _COMMON_KEYS + ("call_id", "helpful", "note")
-CANCEL_KEYS = _COMMON_KEYS + ("run_id", "case_id", "call_id")
-RATING_KEYS = _COMMON_KEYS + ("call_id", "rater", "rubric_version", "answers", "note")
-SEARCH_KEYS = ("order", "kind", "lon", "lat", "radius")
-PLAN_KEYS = _COMMON_KEYS + ("x", "y", "metric", "rule", "note")
-OWN_CASE_KEYS = _COMMON_KEYS + ("search",)
-# The one primary metric a plan can name (DR-008); every other figure is secondary.
-PLAN_METRIC = "grounded_share"
-_KEYS = {EntryType.CALL: CALL_KEYS, EntryType.DECISION: DECISION_KEYS, EntryType.CANCEL: CANCEL_KEYS,
-         EntryType.RATING: RATING_KEYS, EntryType.PLAN: PLAN_KEYS, EntryType.OWN_CASE: OWN_CASE_KEYS}
-# Sets, and values computed once: validation runs on every entry of a stored log (DR-006).
-_ALLOWED = {kind: frozenset(keys + CALL_DRIFT_KEYS if kind == EntryType.CALL else keys) for kind, keys in _KEYS.items()}
-_STOPS = tuple(Stop)
-_SEARCH_KINDS = tuple(SearchKind)
-_SETTINGS_PROBLEMS: dict[tuple, str | None] = {}
-MAX_SETTINGS_REMEMBERED = 256
+from pyapp.auditlog.rules import parse_rule
+from pyapp.auditlog.validation import validate_entry
+from pyapp.core.jsontypes import has_lone_surrogate, is_int, storable
+from pyapp.core.vocabulary import ANSWERED, EntryType, Outcome
+from pyapp.kdtree.geodata import COORD_DECIMALS
+from pyapp.providers.client import CallOutcome
+from pyapp.providers.settings import Settings
 
 
 def new_entry_id() -> str:
@@ -99,16 +34,16 @@ def new_entry_id() -> str:
     return uuid.uuid4().hex
 
 
-def format_time(when: datetime | str) -> str:
-    """``when`` as ``YYYY-MM-DDTHH:MM:SS.mmmZ``; an aware datetime or an already formatted string."""
-    if isinstance(when, str):
-        if not _valid_time(when):
-            raise ValueError(f"time {when!r} is not YYYY-MM-DDTHH:MM:SS.mmmZ")
-        return when
-    if not isinstance(when, datetime) or when.tzinfo is None:
-        raise ValueError("time must be a timezone-aware datetime")
-    utc = when.astimezone(UTC)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def stamp(now: Clock = utc_now) -> tuple[str, datetime]:
+    """A new entry's id and time: a fresh random id, and ``now()`` (the wall clock unless a test passes one)."""
+    return new_entry_id(), now()
 
 
 def ungraded_outcome(outcome: CallOutcome) -> str | None:
@@ -281,292 +216,59 @@ def _cut(text: str | None, limit: int) -> str | None:
     return data[:limit].decode("utf-8", errors="ignore")
 
 
-# --------------------------------------------------------------------------- validation
+def _number(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError("not a number")
+    number = float(value)  # OverflowError beyond a float's range
+    if not math.isfinite(number):
+        raise ValueError("not a finite number")
+    return number
 
 
-def _valid_time(value: Any) -> bool:
-    if not isinstance(value, str) or not _TIME_RE.match(value):
-        return False
-    try:
-        datetime.fromisoformat(value[:-1])  # the pattern fixed the layout; this checks the calendar
-    except ValueError:
-        return False
-    return True
+def own_case_search(search: dict) -> dict:
+    """The search as an own case keeps it: the five fields, coordinates to 7 decimals, floats for numbers.
 
-
-def valid_id(value: Any) -> bool:
-    """True for a safe entry or run id: 1-64 letters, digits or ``_.:-``, starting with a letter or digit."""
-    return isinstance(value, str) and _ID_RE.match(value) is not None
-
-
-def valid_rater(value: Any) -> bool:
-    """True for a rater's name: 1-40 characters, no control characters, no space at either end.
-
-    Stripped names only, so "Ann" and "Ann " can never count as two raters.
+    ``TypeError``, ``ValueError`` or ``OverflowError`` when a coordinate or the radius is not a usable number.
     """
-    return (isinstance(value, str) and 0 < len(value) <= MAX_RATER_CHARS and value == value.strip()
-            and _CONTROL_RE.search(value) is None)
+    radius = search.get("radius")
+    return {
+        "order": search.get("order"),
+        "kind": search.get("kind"),
+        "lon": round(_number(search.get("lon")), COORD_DECIMALS),
+        "lat": round(_number(search.get("lat")), COORD_DECIMALS),
+        "radius": None if radius is None else _number(radius),
+    }
 
 
-def _is_number(value: Any) -> bool:
-    # math.isfinite would raise OverflowError on a huge int; ints are compared with bounds exactly.
-    return is_int(value) or (isinstance(value, float) and math.isfinite(value))
-
-
-class _Checker:
-    def __init__(self, obj: dict):
-        self.obj = obj
-        self.problems: list[str] = []
-
-    def fail(self, key: str, text: str) -> None:
-        self.problems.append(f"{key}: {text}")
-
-    def id(self, key: str, *, optional: bool = False) -> None:
-        value = self.obj.get(key)
-        if value is None and optional:
-            return
-        if not isinstance(value, str) or not _ID_RE.match(value):
-            self.fail(key, "must be 1-64 letters, digits or _.:- (starting with a letter or digit)")
-
-    def text(self, key: str, limit: int, *, optional: bool = False) -> None:
-        value = self.obj.get(key)
-        if value is None and optional:
-            return
-        if not isinstance(value, str):
-            self.fail(key, "must be text")
-        elif len(value) > limit or len(value.encode("utf-8")) > limit:
-            self.fail(key, f"is longer than {limit:,} bytes")
-
-    def int_range(self, key: str, low: int, high: float, *, optional: bool = False) -> None:
-        value = self.obj.get(key)
-        if value is None and optional:
-            return
-        if not is_int(value) or not low <= value <= high:
-            self.fail(key, f"must be a whole number from {low} to {high:g}")
-
-    def ms(self, key: str, *, optional: bool = False) -> None:
-        value = self.obj.get(key)
-        if value is None and optional:
-            return
-        if not _is_number(value) or not 0 <= value <= MAX_NUMBER:
-            self.fail(key, "must be a non-negative number of milliseconds")
-
-    def choice(self, key: str, options: tuple, *, optional: bool = False) -> None:
-        value = self.obj.get(key)
-        if value is None and optional:
-            return
-        if not isinstance(value, str) or value not in options:
-            self.fail(key, f"must be one of {', '.join(options)}")
-
-
-def validate_entry(obj: Any) -> list[str]:
-    """Every problem with ``obj`` as an audit entry (empty list: valid). Never raises."""
-    if not isinstance(obj, dict):
-        return ["entry: must be an object"]
-    hostile = hostile_values(obj)
-    if hostile:
-        return [f"{where or 'entry'}: {what}" for where, what in hostile]
-    kind = obj.get("type")
-    if not isinstance(kind, str) or kind not in ENTRY_TYPES:
-        return [f"type: must be one of {', '.join(ENTRY_TYPES)}"]
-    required = _KEYS[kind]
-    allowed = _ALLOWED[kind]
-    problems = []
-    missing = [k for k in required if k not in obj]
-    unknown = sorted(shown(k) for k in obj if k not in allowed)
-    if missing:
-        problems.append(f"entry: missing keys {', '.join(missing)}")
-    if unknown:
-        problems.append(f"entry: unknown keys {', '.join(unknown)}")
+def own_case_entry(entry_id: str, time: datetime | str, search: dict) -> dict:
+    """The audit entry that adds ``search`` to the visitor's cases; ``ValueError`` in words for a bad search."""
+    try:
+        kept = own_case_search(search)
+    except (AttributeError, TypeError, ValueError, OverflowError):
+        raise ValueError("The search needs a query point with a longitude and a latitude, and a radius search "
+                         "a radius, as numbers.") from None
+    entry = {"format": AUDIT_FORMAT, "id": entry_id, "type": EntryType.OWN_CASE, "time": format_time(time),
+             "search": kept}
+    problems = validate_entry(entry)
     if problems:
-        return problems
-    check = _Checker(obj)
-    if not is_int(obj["format"]) or obj["format"] != AUDIT_FORMAT:
-        check.fail("format", f"must be {AUDIT_FORMAT}")
-    check.id("id")
-    if not _valid_time(obj["time"]):
-        check.fail("time", "must be a UTC time like 2026-12-02T16:40:00.000Z")
-    if kind == EntryType.CALL:
-        _check_call(check)
-    elif kind == EntryType.DECISION:
-        check.id("call_id")
-        if not isinstance(obj["helpful"], bool):
-            check.fail("helpful", "must be true or false")
-        check.text("note", MAX_NOTE_BYTES)
-    elif kind == EntryType.RATING:
-        check.id("call_id")
-        if not valid_rater(obj["rater"]):
-            check.fail("rater", f"must be a name of 1-{MAX_RATER_CHARS} characters without line breaks, "
-                                "not starting or ending with a space")
-        problem = answers_problem(obj["rubric_version"], obj["answers"])
-        if problem:
-            check.problems.append(problem)
-        check.text("note", MAX_NOTE_BYTES)
-    elif kind == EntryType.PLAN:
-        _check_plan(check)
-    elif kind == EntryType.OWN_CASE:
-        _check_own_case(check)
-    else:
-        check.id("run_id")
-        check.id("case_id")
-        check.id("call_id", optional=True)
-    return check.problems
+        raise ValueError("; ".join(problems))
+    return entry
 
 
-def _check_plan(check: _Checker) -> None:
-    obj = check.obj
-    for key in ("x", "y"):
-        if not isinstance(obj[key], str) or not _CONFIGURATION_RE.match(obj[key]):
-            check.fail(key, "must be a configuration id (8 lowercase hex digits)")
-    if obj["x"] == obj["y"]:
-        check.fail("y", "must be another configuration than x")
-    check.choice("metric", (PLAN_METRIC,))
-    try:
-        parse_rule(obj["rule"])
-    except ValueError as exc:
-        check.fail("rule", str(exc))
-    check.text("note", MAX_NOTE_BYTES)
-
-
-def _check_own_case(check: _Checker) -> None:
-    search = check.obj["search"]
-    if search is None:
-        check.fail("search", "is required: the search the visitor added")
-        return
-    _check_search(check, search)
-    if isinstance(search, dict) and search.get("order") not in ORDERS:
-        check.fail("search.order", f"must be one of {', '.join(ORDERS)}")
-
-
-def _check_call(check: _Checker) -> None:
-    obj = check.obj
-    check.id("run_id", optional=True)
-    check.id("case_id", optional=True)
-    check.id("eval_set_version", optional=True)
-    check.id("prompt_version")
-    if not isinstance(obj["prompt_hash"], str) or not _HASH_RE.match(obj["prompt_hash"]):
-        check.fail("prompt_hash", "must be 64 lowercase hex digits")
-    _check_search(check, obj["search"])
-    if obj["run_id"] is None and obj["search"] is None:
-        check.fail("search", "is required for a call outside a run")
-    if obj["run_id"] is not None and (obj["case_id"] is None or obj["eval_set_version"] is None):
-        check.fail("case_id", "a call in a run needs case_id and eval_set_version")
-    problem = _settings_problem(obj["settings"])
-    if problem is not None:
-        check.fail("settings", problem)
-    check.int_range("status", 100, 599, optional=True)
-    check.text("answer", MAX_ANSWER_BYTES, optional=True)
-    check.choice("stop", _STOPS, optional=True)
-    check.text("raw_stop_reason", 200, optional=True)
-    check.int_range("input_tokens", 0, MAX_NUMBER, optional=True)
-    check.int_range("output_tokens", 0, MAX_NUMBER, optional=True)
-    check.ms("answer_ms", optional=True)
-    check.ms("total_ms")
-    check.int_range("retries", 0, 1000)
-    check.choice("outcome", OUTCOMES)
-    check.choice("error", CALL_ERRORS, optional=True)
-    check.text("failure", MAX_TEXT_BYTES, optional=True)
-    check.text("message", MAX_TEXT_BYTES)
-    for key in CALL_DRIFT_KEYS:
-        check.text(key, MAX_REPORTED_BYTES, optional=True)
-    outcome, error = obj["outcome"], obj["error"]
-    answered = isinstance(obj["answer"], str) and obj["stop"] is not None
-    if outcome in ANSWERED and (error is not None or not answered):
-        check.fail("outcome", f"{outcome} needs an answer and a stop, and no error")
-    if outcome == Outcome.INFRA_FAILURE and (error is None or error == Outcome.CANCELLED or obj["answer"] is not None):
-        check.fail("outcome", "infrastructure_failure needs an error class and no answer")
-    if outcome == Outcome.CANCELLED and (error != Outcome.CANCELLED or obj["answer"] is not None):
-        check.fail("outcome", "cancelled needs error 'cancelled' and no answer")
-
-
-def _settings_problem(settings: Any) -> str | None:
-    """Why ``settings`` are not valid request settings, or None; remembered, as a log repeats a few settings."""
-    key = None
-    if type(settings) is dict:
-        # The types belong in the key: 1, 1.0 and true are equal in Python but not the same setting.
-        key = tuple((name, type(value), value) for name, value in settings.items())
-        try:
-            hash(key)
-        except TypeError:  # a list or an object as a value: not remembered
-            key = None
-    if key is not None and key in _SETTINGS_PROBLEMS:
-        return _SETTINGS_PROBLEMS[key]
-    try:
-        Settings.from_dict(settings)
-        problem = None
-    except (TypeError, ValueError, OverflowError) as exc:
-        problem = storable(str(exc)[:200])
-    if key is not None:
-        if len(_SETTINGS_PROBLEMS) >= MAX_SETTINGS_REMEMBERED:
-            _SETTINGS_PROBLEMS.clear()
-        _SETTINGS_PROBLEMS[key] = problem
-    return problem
-
-
-def _check_search(check: _Checker, search: Any) -> None:
-    if search is None:
-        return
-    if not isinstance(search, dict) or sorted(search) != sorted(SEARCH_KEYS):
-        check.fail("search", f"must be an object with exactly {', '.join(SEARCH_KEYS)}")
-        return
-    if not isinstance(search["order"], str) or not _ID_RE.match(search["order"]):
-        check.fail("search.order", "must be an insertion order name")
-    if search["kind"] not in _SEARCH_KINDS:
-        check.fail("search.kind", f"must be one of {', '.join(SearchKind)}")
-    for axis, bound in (("lon", 180), ("lat", 90)):
-        value = search[axis]
-        if not _is_number(value) or not -bound <= value <= bound:
-            check.fail(f"search.{axis}", f"must be a number from -{bound} to {bound}")
-    radius = search["radius"]
-    if search["kind"] == SearchKind.RADIUS and not (_is_number(radius) and 0 < radius <= 180):
-        check.fail("search.radius", "a radius search needs a positive radius")
-    if search["kind"] == SearchKind.NEAREST and radius is not None:
-        check.fail("search.radius", "must be null for a nearest search")
-
-
-# --------------------------------------------------------------------------- the key
-
-
-def _strings(obj: Any):
-    if isinstance(obj, str):
-        yield obj
-    elif isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from _strings(k)
-            yield from _strings(v)
-    elif isinstance(obj, (list, tuple)):
-        for item in obj:
-            yield from _strings(item)
-
-
-def contains_secret(obj: Any, key: str | None) -> bool:
-    """True if the key occurs in any string inside ``obj``, as written or once JSON escapes are decoded.
-
-    Keys shorter than :data:`pyapp.providers.keyguard.MIN_SECRET_LENGTH` are not secrets (DR-005).
-    """
-    variants = secret_variants(key)
-    return bool(variants) and any(text_contains(s, variants) for s in _strings(obj))
-
-
-def scrub_secret(obj: Any, key: str | None) -> Any:
-    """A copy of ``obj`` with the key removed from every string, in raw and decoded views alike."""
-    variants = secret_variants(key)
-    return scrub_value(obj, variants) if variants else obj
-
-
-def scrub_outcome(outcome: CallOutcome, key: str | None) -> CallOutcome:
-    """``outcome`` with an echoed key removed from the reply and the message, before it is graded.
-
-    The answer is graded as stored, so grading at call time and on rebuild agree
-    (DR-005); a redacted answer that no longer parses is a model failure both times.
-    """
-    reply = outcome.reply
-    if not contains_secret([outcome.message, None if reply is None else [reply.text, reply.raw_stop_reason]], key):
-        return outcome
-    message = scrub_secret(outcome.message, key)
-    if reply is not None:
-        reply = replace(reply, text=scrub_secret(reply.text, key),
-                        raw_stop_reason=scrub_secret(reply.raw_stop_reason, key))
-        note = "The reply contained the API key; the log keeps it with the key removed."
-        message = f"{note} {message}".strip()
-    return replace(outcome, reply=reply, message=message)
+def plan_entry(entry_id: str, time: datetime | str, x: str, y: str, rule: str, note: str = "") -> dict:
+    """A plan comparing configuration ``y`` against ``x`` by ``rule``; ``ValueError`` saying what is wrong."""
+    entry = {
+        "format": AUDIT_FORMAT,
+        "id": entry_id,
+        "type": EntryType.PLAN,
+        "time": format_time(time),
+        "x": x,
+        "y": y,
+        "metric": PLAN_METRIC,
+        "rule": parse_rule(rule).text,
+        "note": note.strip(),
+    }
+    problems = validate_entry(entry)
+    if problems:
+        raise ValueError("; ".join(problems))
+    return entry

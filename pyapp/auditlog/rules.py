@@ -51,7 +51,7 @@ def parse_rule(text: str) -> Rule:
     return Rule(found.group(1), float(found.group(2)))
 
 
-def _points(share: float) -> float:
+def _in_points(share: float) -> float:
     return round(share * 100, _PLACES)
 
 
@@ -74,7 +74,7 @@ def rule_verdict(rule: Rule, figures: dict) -> dict:
         value, name = None if figures["interval"] is None else figures["interval"][0], "the interval's lower bound"
     if value is None or not math.isfinite(value):
         return _verdict(rule, True, f"{name} cannot be computed: no case could be compared")
-    below = _points(value) < limit
+    below = _in_points(value) < limit
     relation = "below" if below else "not below"
     return _verdict(rule, below, f"{name} is {fmt_points(value)} points, {relation} {limit:+g}")
 

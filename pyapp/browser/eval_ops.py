@@ -76,7 +76,7 @@ async def run_eval(run_id: str | None, settings: dict, api_key: str | None, set_
 
     from pyapp.asking.runner import new_run_id
     from pyapp.asking.runner import run_eval as run
-    from pyapp.providers.vendors import Settings
+    from pyapp.providers.settings import Settings
 
     settings = Settings.from_dict(settings)
     await own_sets_read(set_version)

@@ -25,7 +25,7 @@ def search_view(order: str, kind: str, lon: float, lat: float, radius: float | N
 @op
 async def explain(search: dict, settings: dict, api_key: str | None) -> dict:
     from pyapp.asking.walkthrough import explain as explain_search
-    from pyapp.providers.vendors import Settings
+    from pyapp.providers.settings import Settings
 
     with ProgressLine() as line:
         explained = await explain_search(
@@ -37,11 +37,9 @@ async def explain(search: dict, settings: dict, api_key: str | None) -> dict:
 
 @op
 async def record_decision(call_id: str, helpful: bool, note: str) -> dict:
-    from datetime import UTC, datetime
+    from pyapp.auditlog.entries import decision_entry, stamp
 
-    from pyapp.auditlog.entries import decision_entry, new_entry_id
-
-    entry = decision_entry(new_entry_id(), datetime.now(UTC), call_id, helpful, note)
+    entry = decision_entry(*stamp(), call_id, helpful, note)
     await append_entries([entry])
     return entry
 
@@ -49,12 +47,10 @@ async def record_decision(call_id: str, helpful: bool, note: str) -> dict:
 @op
 async def add_own_case(search: dict) -> dict:
     """Keep ``search`` as one of the visitor's own cases (DR-009); a search already kept is not added again."""
-    from datetime import UTC, datetime
+    from pyapp.auditlog.entries import own_case_entry, stamp
+    from pyapp.evaluation.own_cases import MAX_OWN_CASES
 
-    from pyapp.auditlog.entries import new_entry_id
-    from pyapp.evaluation.own_cases import MAX_OWN_CASES, own_case_entry
-
-    entry = own_case_entry(new_entry_id(), datetime.now(UTC), search)
+    entry = own_case_entry(*stamp(), search)
     mine = (await log_cache.LOG.refresh()).runs().own
     known = mine.case_id_of(entry["search"])
     if known is not None:

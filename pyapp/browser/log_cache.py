@@ -50,7 +50,7 @@ class LogCache:
         return self
 
     def _take(self, rows: list) -> None:
-        from pyapp.auditlog.entries import validate_entry
+        from pyapp.auditlog.validation import validate_entry
         from pyapp.core import strict_json
         from pyapp.core.collector import gc_paused
 

@@ -17,7 +17,7 @@ def rubric() -> dict:
 @op
 async def rating_queue(run_id: str, rater: str) -> list[dict]:
     """The counted answers of ``run_id`` for ``rater`` to rate blind: no grades, no other rater's ratings."""
-    from pyapp.auditlog.entries import valid_rater
+    from pyapp.auditlog.validation import valid_rater
     from pyapp.evaluation.rating import rating_queue as queue
 
     if not valid_rater(rater):
@@ -28,12 +28,10 @@ async def rating_queue(run_id: str, rater: str) -> list[dict]:
 
 @op
 async def record_rating(call_id: str, rater: str, answers: dict, note: str = "") -> dict:
-    from datetime import UTC, datetime
-
-    from pyapp.auditlog.entries import new_entry_id, rating_entry
+    from pyapp.auditlog.entries import rating_entry, stamp
     from pyapp.explanation.rubric import RUBRIC
 
-    entry = rating_entry(new_entry_id(), datetime.now(UTC), call_id, rater, RUBRIC.version, answers, note)
+    entry = rating_entry(*stamp(), call_id, rater, RUBRIC.version, answers, note)
     await append_entries([entry])
     return entry
 

@@ -40,13 +40,10 @@ async def plans() -> list[dict]:
 @op
 async def register_plan(x: str, y: str, rule: str, note: str, settings: dict, set_version: str | None = None) -> dict:
     """Append a plan comparing ``y`` against ``x``; either may be ``"form"``: the settings and set chosen now."""
-    from datetime import UTC, datetime
-
-    from pyapp.auditlog.entries import new_entry_id
+    from pyapp.auditlog.entries import plan_entry, stamp
     from pyapp.evaluation.configurations import configuration_for
     from pyapp.evaluation.evalset import EVAL_SET_VERSION
-    from pyapp.evaluation.plans import plan_entry
-    from pyapp.providers.vendors import Settings
+    from pyapp.providers.settings import Settings
 
     def named(name: str) -> str:
         if name != "form":
@@ -54,7 +51,7 @@ async def register_plan(x: str, y: str, rule: str, note: str, settings: dict, se
         return configuration_for(Settings.from_dict(settings).to_dict(), set_version or EVAL_SET_VERSION).id
 
     await own_sets_read(set_version)
-    entry = plan_entry(new_entry_id(), datetime.now(UTC), named(x), named(y), rule, note)
+    entry = plan_entry(*stamp(), named(x), named(y), rule, note)
     await append_entries([entry])
     return entry
 

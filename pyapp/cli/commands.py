@@ -48,7 +48,7 @@ from pyapp.presentation.repeat_report import (
     format_configurations_report,
 )
 from pyapp.presentation.report import SAME_RUN, compare_report, format_compare_report, format_run_report, run_report
-from pyapp.providers.vendors import ANTHROPIC, OPENAI, OPENAI_COMPATIBLE, PROVIDERS, Settings
+from pyapp.providers.settings import ANTHROPIC, OPENAI, OPENAI_COMPATIBLE, PROVIDERS, Settings
 
 
 def _add_trace(sub: argparse._SubParsersAction) -> None:

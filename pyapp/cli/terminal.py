@@ -20,12 +20,13 @@ import urllib.request
 from collections.abc import Callable
 
 from pyapp.asking.runner import new_run_id, run_eval
-from pyapp.auditlog.entries import contains_secret
 from pyapp.evaluation.evalset import EVAL_SET_VERSION
 from pyapp.evaluation.export import ImportFileError, is_log, log_line, parse_import
 from pyapp.evaluation.runs import Run, rebuild
 from pyapp.providers.client import DEFAULT_POLICY, HttpResponse, NetworkError, RetryPolicy, TimedOut
-from pyapp.providers.vendors import HttpRequest, Settings
+from pyapp.providers.keyguard import contains_secret
+from pyapp.providers.settings import Settings
+from pyapp.providers.wire import HttpRequest
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):

@@ -67,3 +67,39 @@ def fmt_share(k: int, n: int, interval: tuple[float, float] | list[float] | None
 def fmt_interval(interval: tuple[float, float] | list[float] | None) -> str:
     """A share's interval: "64.0% to 94.8%", or "n/a" when there is none."""
     return "n/a" if interval is None else f"{fmt_percent(interval[0])} to {fmt_percent(interval[1])}"
+
+
+def fmt_signed(x: float, places: int) -> str:
+    """``x`` with ``places`` decimals by the rule of this module and its sign: 1.25 -> "+1.3", 0 -> "0.0"."""
+    text = fmt_fixed(x, places)
+    return text if text.startswith("-") or float(text) == 0 else "+" + text
+
+
+def fmt_count_share(k: int, n: int) -> str:
+    """A count of ``n`` and its share: "17/20 (85.0%)", or "0/0" when there is nothing to share."""
+    return f"{k}/{n} ({fmt_percent(k / n)})" if n else f"{k}/{n}"
+
+
+def fmt_point_size(x: float) -> str:
+    """A size in percentage points, unsigned: 0.123 -> "12.3 points"."""
+    return f"{fmt_points(x).lstrip('+')} points"
+
+
+def fmt_money(amount: float) -> str:
+    """An amount in the visitor's currency, four decimals (a run on a cheap model costs fractions of a cent)."""
+    return fmt_fixed(amount, 4)
+
+
+def fmt_svg(x: float) -> str:
+    """An SVG coordinate: two decimals, no trailing zeros."""
+    text = f"{x:.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def fmt_decimals(x: float, places: int) -> str:
+    """``x`` in fixed point with ``places`` decimals, rounded as ``format()`` rounds the float's binary value.
+
+    The prompt's numbers are written this way, and every prompt's hash depends on them (DR-005), so
+    this rounding stays as it is, apart from the rule above that every figure shown follows.
+    """
+    return format(float(x), f".{places}f")

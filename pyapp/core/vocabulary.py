@@ -40,7 +40,7 @@ class Stop(StrEnum):
 
 
 class ErrorClass(StrEnum):
-    """Why a request failed for good (``pyapp.providers.vendors``, ``pyapp.providers.client``)."""
+    """Why a request failed for good (``pyapp.providers.errors``, ``pyapp.providers.client``)."""
 
     AUTH = "auth"
     QUOTA = "quota"

@@ -30,10 +30,9 @@ from dataclasses import dataclass
 from pyapp.core.formatting import fmt_fixed, fmt_percent
 from pyapp.core.vocabulary import EntryType, Outcome
 from pyapp.evaluation.runs import Run, rebuild
-from pyapp.evaluation.stats import z_value
+from pyapp.evaluation.stats import CONFIDENCE, z_value
 from pyapp.explanation.rubric import RUBRIC, overall_verdict
 
-CONFIDENCE = 0.95
 # Below this many answers rated by both, a kappa's interval is too wide and its approximation too
 # rough to mean much (a judgement recorded in DR-009, not a measured threshold).
 FEW_ANSWERS = 30

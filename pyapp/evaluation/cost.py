@@ -17,12 +17,12 @@ import math
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from pyapp.core.formatting import fmt_count, fmt_fixed
+from pyapp.core.formatting import fmt_count, fmt_money
 from pyapp.core.jsontypes import is_int
 from pyapp.core.vocabulary import ANSWERED, EntryType
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, case_prompt, cases, check_set_version
 from pyapp.explanation.schema import load_schema
-from pyapp.providers.vendors import schema_for_sending
+from pyapp.providers.api import schema_for_sending
 
 CHARS_PER_TOKEN = 4
 MAX_RUNS = 100
@@ -51,11 +51,6 @@ def check_price(price: object, name: str) -> float | None:
             or not 0 <= price <= MAX_PRICE:
         raise ValueError(f"The {name} price must be a number from 0 to {MAX_PRICE:,.0f} per million tokens.")
     return float(price)
-
-
-def fmt_money(amount: float) -> str:
-    """An amount in the visitor's currency, four decimals (a run on a cheap model costs fractions of a cent)."""
-    return fmt_fixed(amount, 4)
 
 
 def run_size(runs: int = 1, max_tokens: int | None = None, price_in: float | None = None,

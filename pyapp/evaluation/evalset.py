@@ -43,7 +43,7 @@ from functools import lru_cache
 from pyapp.core.vocabulary import SearchKind
 from pyapp.explanation.checks import Facts, facts_for
 from pyapp.explanation.prompt import MAX_STEPS, Prompt, build_prompt
-from pyapp.kdtree.geodata import bounding_box, load_businesses
+from pyapp.kdtree.geodata import COORD_DECIMALS, bounding_box, load_businesses
 from pyapp.kdtree.search import SearchResult, search
 from pyapp.kdtree.tree import ORDERS
 
@@ -53,7 +53,6 @@ LARGE_SET_VERSION = "explain-eval-x80"
 SET_ROUNDS = {EVAL_SET_VERSION: 1, LARGE_SET_VERSION: 4}
 SET_VERSIONS = tuple(SET_ROUNDS)
 SEED = 2026
-COORD_DECIMALS = 7
 NEAR_OFFSET = 0.0001  # degrees on each axis: at most 11 m north-south, 6 m east-west at 60° N
 
 NEAR_BUSINESS = "near-business"

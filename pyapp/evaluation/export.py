@@ -25,7 +25,7 @@ import io
 import json
 from collections.abc import Iterable
 
-from pyapp.auditlog import entries as audit
+from pyapp.auditlog.validation import valid_id, validate_entry
 from pyapp.core import strict_json
 from pyapp.core.formatting import fmt_fixed
 from pyapp.core.jsontypes import hostile_values, is_int, shown
@@ -77,7 +77,7 @@ def select_entries(entries: Iterable[dict], run_id: str | None = None, *, explor
     With ``explorer`` the explorer's own calls (no run) and the decisions and ratings on them
     instead. ``ValueError`` when ``run_id`` names no run in the log.
     """
-    valid = [e for e in entries if not audit.validate_entry(e)]
+    valid = [e for e in entries if not validate_entry(e)]
     if explorer:
         in_scope = [e for e in valid if e["type"] == EntryType.CALL and e["run_id"] is None]
     else:
@@ -265,7 +265,7 @@ def _check_head(doc: object) -> list:
     if not isinstance(doc["eval_set_version"], str) or hostile_values(doc["eval_set_version"]):
         raise ImportFileError("The export's eval_set_version must be text; nothing was imported.")
     run_id = doc["run_id"]
-    if run_id is not None and not audit.valid_id(run_id):
+    if run_id is not None and not valid_id(run_id):
         raise ImportFileError("The export's run_id is not a valid run id; nothing was imported.")
     entries = doc["entries"]
     if not isinstance(entries, list):
@@ -280,7 +280,7 @@ def _check_head(doc: object) -> list:
 
 def _label(index: int, entry: object) -> str:
     ident = entry.get("id") if isinstance(entry, dict) else None
-    shown = f" (id {ident})" if isinstance(ident, str) and audit.valid_id(ident) else ""
+    shown = f" (id {ident})" if isinstance(ident, str) and valid_id(ident) else ""
     return f"entry {index + 1}{shown}"
 
 
@@ -324,7 +324,7 @@ def parse_import(text: str | bytes) -> list[dict]:
         entries, run_id = _check_head(doc), doc["run_id"]
     bad, shown = 0, []
     for index, entry in enumerate(entries):
-        problems = audit.validate_entry(entry)
+        problems = validate_entry(entry)
         if problems:
             bad += 1
             if len(shown) < MAX_PROBLEMS_SHOWN:

@@ -18,11 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Iterable
-from datetime import datetime
 
-from pyapp.auditlog.entries import AUDIT_FORMAT, format_time, validate_entry
 from pyapp.core.vocabulary import EntryType
 from pyapp.evaluation.evalset import (
     OWN_SET_PREFIX,
@@ -35,51 +32,11 @@ from pyapp.explanation.prompt import MAX_STEPS
 
 # At most as many cases as the larger fixed set: every case is one paid call per run.
 MAX_OWN_CASES = 80
-COORD_DECIMALS = 7
 # The version of the canonical list the name hashes; a change of the list's form is a new version.
 CANONICAL_VERSION = "own-cases-v1"
 OWN_LABEL = "your own cases"
 # What the command line's --set takes for the visitor's cases as the log holds them now.
 OWN = "own"
-
-
-def _number(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError("not a number")
-    number = float(value)  # OverflowError beyond a float's range
-    if not math.isfinite(number):
-        raise ValueError("not a finite number")
-    return number
-
-
-def own_case_search(search: dict) -> dict:
-    """The search as an own case keeps it: the five fields, coordinates to 7 decimals, floats for numbers.
-
-    ``TypeError``, ``ValueError`` or ``OverflowError`` when a coordinate or the radius is not a usable number.
-    """
-    radius = search.get("radius")
-    return {
-        "order": search.get("order"),
-        "kind": search.get("kind"),
-        "lon": round(_number(search.get("lon")), COORD_DECIMALS),
-        "lat": round(_number(search.get("lat")), COORD_DECIMALS),
-        "radius": None if radius is None else _number(radius),
-    }
-
-
-def own_case_entry(entry_id: str, time: datetime | str, search: dict) -> dict:
-    """The audit entry that adds ``search`` to the visitor's cases; ``ValueError`` in words for a bad search."""
-    try:
-        kept = own_case_search(search)
-    except (AttributeError, TypeError, ValueError, OverflowError):
-        raise ValueError("The search needs a query point with a longitude and a latitude, and a radius search "
-                         "a radius, as numbers.") from None
-    entry = {"format": AUDIT_FORMAT, "id": entry_id, "type": EntryType.OWN_CASE, "time": format_time(time),
-             "search": kept}
-    problems = validate_entry(entry)
-    if problems:
-        raise ValueError("; ".join(problems))
-    return entry
 
 
 def _key(search: dict) -> tuple:

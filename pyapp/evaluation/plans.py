@@ -12,34 +12,13 @@ cannot quietly pick the rule that the results happen to pass.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime
 
-from pyapp.auditlog.entries import AUDIT_FORMAT, PLAN_METRIC, format_time, validate_entry
 from pyapp.auditlog.rules import parse_rule, rule_verdict
 from pyapp.core.vocabulary import EntryType
 from pyapp.evaluation.runs import Run
 
 METRIC_TEXT = ("Primary metric: the grounded share (the difference above); pass^k, flip rates and floors "
                "are secondary.")
-
-
-def plan_entry(entry_id: str, time: datetime | str, x: str, y: str, rule: str, note: str = "") -> dict:
-    """A plan comparing configuration ``y`` against ``x`` by ``rule``; ``ValueError`` saying what is wrong."""
-    entry = {
-        "format": AUDIT_FORMAT,
-        "id": entry_id,
-        "type": EntryType.PLAN,
-        "time": format_time(time),
-        "x": x,
-        "y": y,
-        "metric": PLAN_METRIC,
-        "rule": parse_rule(rule).text,
-        "note": note.strip(),
-    }
-    problems = validate_entry(entry)
-    if problems:
-        raise ValueError("; ".join(problems))
-    return entry
 
 
 def plans_in(entries: Iterable[dict]) -> list[dict]:

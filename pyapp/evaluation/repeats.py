@@ -19,9 +19,7 @@ from fractions import Fraction
 
 from pyapp.core.vocabulary import CaseStatus, Outcome
 from pyapp.evaluation.runs import Run
-from pyapp.evaluation.stats import bootstrap_mean_ci, newcombe_paired, sign_test, z_value
-
-CONFIDENCE = 0.95
+from pyapp.evaluation.stats import CONFIDENCE, bootstrap_mean_ci, newcombe_paired, sign_test, z_value
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from pyapp.auditlog import entries as audit
+from pyapp.auditlog.validation import validate_entry
 from pyapp.core.collector import gc_paused
 from pyapp.core.vocabulary import CaseStatus, EntryType, ModelFailure, Outcome
 from pyapp.evaluation.evalset import (
@@ -325,7 +325,7 @@ class RunIndex:
     def _add(self, entry: dict) -> None:
         index = self._added
         self._added += 1
-        reasons = [] if self.validated else audit.validate_entry(entry)
+        reasons = [] if self.validated else validate_entry(entry)
         if not reasons and entry["id"] in self._seen:
             reasons = ["id: appears earlier in the log"]
         if reasons:

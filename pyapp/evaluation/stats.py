@@ -23,6 +23,10 @@ from functools import lru_cache
 from pyapp.core.jsontypes import is_int
 
 __all__ = [
+    "ALPHA",
+    "BOOTSTRAP_RESAMPLES",
+    "BOOTSTRAP_SEED",
+    "CONFIDENCE",
     "bootstrap_mean_ci",
     "bootstrap_median_ci",
     "interval_and_test_disagree",
@@ -35,6 +39,9 @@ __all__ = [
     "z_value",
 ]
 
+# The level of every interval the site shows, and the significance level of its tests (DR-006).
+CONFIDENCE = 0.95
+ALPHA = 1.0 - CONFIDENCE
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20003
 
@@ -49,13 +56,13 @@ def _check_count(name: str, value: int) -> None:
         raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
 
 
-def z_value(confidence: float = 0.95) -> float:
+def z_value(confidence: float = CONFIDENCE) -> float:
     """The two-sided standard normal quantile for ``confidence`` (1.959963984540054 at 0.95)."""
     _check_confidence(confidence)
     return statistics.NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
 
 
-def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+def wilson(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Wilson score interval for k successes in n trials, no continuity correction.
 
     With n = 0 there is no information, and the interval is the whole range (0.0, 1.0).
@@ -100,7 +107,7 @@ def _newcombe_phi(a: int, b: int, c: int, d: int) -> float:
     return numerator / math.sqrt(margins)
 
 
-def newcombe_paired(a: int, b: int, c: int, d: int, confidence: float = 0.95) -> tuple[float, float, float]:
+def newcombe_paired(a: int, b: int, c: int, d: int, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
     """Paired difference in rates, second run subtracted from first, with Newcombe's method 10.
 
     a: both runs grounded, b: only the first, c: only the second, d: neither.
@@ -209,7 +216,7 @@ def bootstrap_median_ci(
     values: Sequence[float],
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
-    confidence: float = 0.95,
+    confidence: float = CONFIDENCE,
 ) -> tuple[float, float, float]:
     """Median of ``values`` with a percentile bootstrap interval: (median, low, high).
 
@@ -237,7 +244,7 @@ def bootstrap_mean_ci(
     values: Sequence[float],
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
-    confidence: float = 0.95,
+    confidence: float = CONFIDENCE,
 ) -> tuple[float, float, float]:
     """Mean of ``values`` with a percentile bootstrap interval: (mean, low, high).
 
@@ -263,7 +270,7 @@ def sign_test(positive: int, negative: int) -> float:
     return mcnemar_exact(positive, negative)
 
 
-def smallest_detectable_discordant(n_pairs: int = 20, alpha: float = 0.05) -> int | None:
+def smallest_detectable_discordant(n_pairs: int = 20, alpha: float = ALPHA) -> int | None:
     """Fewest one-way disagreements (k against 0) whose exact McNemar p is below ``alpha``.
 
     20 pairs at alpha 0.05 give 6 (p = 0.03125). None when even n_pairs against 0 is not enough.
@@ -275,7 +282,7 @@ def smallest_detectable_discordant(n_pairs: int = 20, alpha: float = 0.05) -> in
     return None
 
 
-def interval_and_test_disagree(a: int, b: int, c: int, d: int, confidence: float = 0.95) -> bool:
+def interval_and_test_disagree(a: int, b: int, c: int, d: int, confidence: float = CONFIDENCE) -> bool:
     """True when Newcombe's interval and the exact McNemar test reach different verdicts.
 
     The interval's verdict is "differs" when it leaves out zero; the test's is "differs"
@@ -287,7 +294,7 @@ def interval_and_test_disagree(a: int, b: int, c: int, d: int, confidence: float
     return interval_says_differs != test_says_differs
 
 
-def paired_disagreement_note(a: int, b: int, c: int, d: int, confidence: float = 0.95) -> str | None:
+def paired_disagreement_note(a: int, b: int, c: int, d: int, confidence: float = CONFIDENCE) -> str | None:
     """One plain sentence for the page when the interval and the test disagree, else None."""
     if not interval_and_test_disagree(a, b, c, d, confidence):
         return None

@@ -29,7 +29,7 @@ import statistics
 from collections.abc import Generator
 from dataclasses import dataclass
 
-from pyapp.core.formatting import fmt_count, fmt_fixed
+from pyapp.core.formatting import fmt_count, fmt_fixed, fmt_signed
 from pyapp.core.vocabulary import SearchKind
 from pyapp.evaluation.evalset import CASE_KINDS, CaseKind, draw_points
 from pyapp.evaluation.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_mean_ci, bootstrap_median_ci
@@ -132,16 +132,6 @@ def measure(order: str, query: Query) -> tuple[int, int, int, int, tuple[int, ..
     return c.nodes_visited, c.distances_computed, c.subtrees_pruned, len(result.result), result.result_ids
 
 
-def fmt_figure(x: float) -> str:
-    """A mean, median or limit with one decimal, half away from zero: 14.65 -> "14.7"."""
-    return fmt_fixed(x, 1)
-
-
-def fmt_signed(x: float) -> str:
-    text = fmt_figure(x)
-    return text if text.startswith("-") or text == "0.0" else "+" + text
-
-
 def summarise(values: list[int]) -> dict:
     """Mean and median of ``values`` with their 95% bootstrap intervals, raw and as text."""
     mean, mean_low, mean_high = bootstrap_mean_ci(values)
@@ -151,8 +141,8 @@ def summarise(values: list[int]) -> dict:
         "min": min(values), "max": max(values),
         "quartiles": statistics.quantiles(values, n=4, method="inclusive") if len(values) > 1 else [values[0]] * 3,
         "text": {
-            "mean": fmt_figure(mean), "mean_ci": f"{fmt_figure(mean_low)} to {fmt_figure(mean_high)}",
-            "median": fmt_figure(median), "median_ci": f"{fmt_figure(median_low)} to {fmt_figure(median_high)}",
+            "mean": fmt_fixed(mean, 1), "mean_ci": f"{fmt_fixed(mean_low, 1)} to {fmt_fixed(mean_high, 1)}",
+            "median": fmt_fixed(median, 1), "median_ci": f"{fmt_fixed(median_low, 1)} to {fmt_fixed(median_high, 1)}",
         },
     }
 
@@ -166,7 +156,7 @@ def compare_to_baseline(order: str, ids: list[str], counts: list[int], baseline:
     return {
         "order": order, "baseline": BASELINE, "difference": mean, "interval": [low, high],
         "better": better, "worse": worse, "same": len(diffs) - better - worse,
-        "text": {"difference": fmt_signed(mean), "interval": f"{fmt_signed(low)} to {fmt_signed(high)}"},
+        "text": {"difference": fmt_signed(mean, 1), "interval": f"{fmt_signed(low, 1)} to {fmt_signed(high, 1)}"},
         "diffs": dict(zip(ids, diffs, strict=True)),
     }
 

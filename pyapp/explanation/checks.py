@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
+from pyapp.core.formatting import fmt_decimals
 from pyapp.core.jsontypes import is_json_integer
 from pyapp.core.vocabulary import SearchKind
 from pyapp.explanation.prompt import NUMBER_DECIMALS, Prompt
@@ -221,7 +222,7 @@ def _ints(value: object) -> list[int] | None:
 
 
 def _num(x: float | None) -> str:
-    return "null" if x is None else format(x, f".{NUMBER_DECIMALS + 3}f")
+    return "null" if x is None else fmt_decimals(x, NUMBER_DECIMALS + 3)
 
 
 def _count(n: int, noun: str) -> str:

@@ -21,6 +21,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
+from pyapp.core.formatting import fmt_decimals
 from pyapp.core.vocabulary import Action, SearchKind
 from pyapp.explanation.schema import schema_text
 from pyapp.kdtree.search import SearchResult
@@ -143,7 +144,7 @@ class Prompt:
 
 def format_number(x: float) -> str:
     """A number as the prompt prints it: fixed point, ``NUMBER_DECIMALS`` decimals."""
-    return format(float(x), f".{NUMBER_DECIMALS}f")
+    return fmt_decimals(x, NUMBER_DECIMALS)
 
 
 def trace_line(step: Step) -> str:

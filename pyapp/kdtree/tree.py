@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from pyapp.core.formatting import fmt_fixed
 from pyapp.kdtree.geodata import BBox, Business, bounding_box, load_businesses
 
 ORDERS = ("file", "lon-sorted", "lat-sorted", "shuffled", "median-first")
@@ -87,7 +88,7 @@ class TreeStats:
 
     def shown(self) -> dict[str, str]:
         """The figures as the explorer and ``python -m pyapp trace`` print them."""
-        return {"size": str(self.size), "depth": str(self.depth), "average_depth": f"{self.average_depth:.3f}"}
+        return {"size": str(self.size), "depth": str(self.depth), "average_depth": fmt_fixed(self.average_depth, 3)}
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from html import escape
 
+from pyapp.core.formatting import fmt_svg
 from pyapp.experiment.orders import BASELINE, ORDER_LABELS
 
 WIDTH = 400
@@ -25,18 +26,12 @@ PLOT_LABELS = {"file": "file order", "lon-sorted": "longitude", "lat-sorted": "l
                "median-first": "median first"}
 
 
-def _n(x: float) -> str:
-    """An SVG coordinate: two decimals, no trailing zeros."""
-    text = f"{x:.2f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
-
-
 def _log_x(nodes: float) -> float:
     return PLOT_LEFT + (PLOT_RIGHT - PLOT_LEFT) * math.log10(max(1.0, nodes)) / math.log10(LOG_MAX)
 
 
 def _label(y: float, text: str) -> str:
-    return f'<text x="{LABEL_RIGHT}" y="{_n(y + 4)}" class="row-label">{escape(text)}</text>'
+    return f'<text x="{LABEL_RIGHT}" y="{fmt_svg(y + 4)}" class="row-label">{escape(text)}</text>'
 
 
 def distribution_svg(kind: dict, points: int, points_text: str) -> str:
@@ -50,10 +45,10 @@ def distribution_svg(kind: dict, points: int, points_text: str) -> str:
              "(log scale)</title>"]
     axis_y = TOP + ROW * len(rows)
     for tick in (1, 10, 100, 1000):
-        x = _n(_log_x(tick))
+        x = fmt_svg(_log_x(tick))
         parts.append(f'<line x1="{x}" x2="{x}" y1="{TOP - 4}" y2="{axis_y}" class="grid"/>')
         parts.append(f'<text x="{x}" y="{axis_y + 14}" class="tick">{tick:,}</text>')
-    brute = _n(_log_x(points))
+    brute = fmt_svg(_log_x(points))
     parts.append(f'<line x1="{brute}" x2="{brute}" y1="{TOP - 6}" y2="{axis_y}" class="brute"/>')
     parts.append(f'<text x="{brute}" y="{axis_y + 28}" class="tick brute-label">brute force {escape(points_text)}'
                  "</text>")
@@ -62,16 +57,16 @@ def distribution_svg(kind: dict, points: int, points_text: str) -> str:
         y = TOP + ROW * i + ROW / 2
         q1, _, q3 = s["quartiles"]
         parts.append(_label(y, PLOT_LABELS[row["order"]]))
-        parts.append(f'<line x1="{_n(_log_x(s["min"]))}" x2="{_n(_log_x(s["max"]))}" y1="{_n(y)}" y2="{_n(y)}" '
-                     'class="whisker"/>')
-        parts.append(f'<rect x="{_n(_log_x(q1))}" y="{_n(y - 7)}" width="{_n(_log_x(q3) - _log_x(q1))}" '
+        parts.append(f'<line x1="{fmt_svg(_log_x(s["min"]))}" x2="{fmt_svg(_log_x(s["max"]))}" '
+                     f'y1="{fmt_svg(y)}" y2="{fmt_svg(y)}" class="whisker"/>')
+        parts.append(f'<rect x="{fmt_svg(_log_x(q1))}" y="{fmt_svg(y - 7)}" width="{fmt_svg(_log_x(q3) - _log_x(q1))}" '
                      'height="14" class="box"/>')
-        median = _n(_log_x(s["median"]))
-        parts.append(f'<line x1="{median}" x2="{median}" y1="{_n(y - 7)}" y2="{_n(y + 7)}" class="median"/>')
+        median = fmt_svg(_log_x(s["median"]))
+        parts.append(f'<line x1="{median}" x2="{median}" y1="{fmt_svg(y - 7)}" y2="{fmt_svg(y + 7)}" class="median"/>')
         low, high = s["mean_ci"]
-        parts.append(f'<line x1="{_n(_log_x(low))}" x2="{_n(_log_x(high))}" y1="{_n(y + 10)}" y2="{_n(y + 10)}" '
-                     'class="ci"/>')
-        parts.append(f'<circle cx="{_n(_log_x(s["mean"]))}" cy="{_n(y + 10)}" r="2.5" class="mean"/>')
+        parts.append(f'<line x1="{fmt_svg(_log_x(low))}" x2="{fmt_svg(_log_x(high))}" '
+                     f'y1="{fmt_svg(y + 10)}" y2="{fmt_svg(y + 10)}" class="ci"/>')
+        parts.append(f'<circle cx="{fmt_svg(_log_x(s["mean"]))}" cy="{fmt_svg(y + 10)}" r="2.5" class="mean"/>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -102,7 +97,7 @@ def paired_svg(kind: dict) -> str:
              f'{escape(kind["label"])}, with 95% paired bootstrap intervals</title>']
     axis_y = TOP + ROW * len(pairs)
     for tick in (-limit, 0.0, limit):
-        tx = _n(x(tick))
+        tx = fmt_svg(x(tick))
         line_class = "zero" if tick == 0 else "grid"
         parts.append(f'<line x1="{tx}" x2="{tx}" y1="{TOP - 4}" y2="{axis_y}" class="{line_class}"/>')
         label = "0" if tick == 0 else f"{tick:+,.0f}"
@@ -111,8 +106,9 @@ def paired_svg(kind: dict) -> str:
         y = TOP + ROW * i + ROW / 2
         low, high = pair["interval"]
         parts.append(_label(y, PLOT_LABELS[pair["order"]]))
-        parts.append(f'<line x1="{_n(x(low))}" x2="{_n(x(high))}" y1="{_n(y)}" y2="{_n(y)}" class="ci"/>')
-        parts.append(f'<circle cx="{_n(x(pair["difference"]))}" cy="{_n(y)}" r="3.5" class="mean"/>')
+        parts.append(f'<line x1="{fmt_svg(x(low))}" x2="{fmt_svg(x(high))}" '
+                     f'y1="{fmt_svg(y)}" y2="{fmt_svg(y)}" class="ci"/>')
+        parts.append(f'<circle cx="{fmt_svg(x(pair["difference"]))}" cy="{fmt_svg(y)}" r="3.5" class="mean"/>')
     parts.append("</svg>")
     return "".join(parts)
 

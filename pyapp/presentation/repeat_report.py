@@ -9,31 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pyapp.core.formatting import fmt_p, fmt_percent, fmt_points
+from pyapp.core.formatting import fmt_count_share, fmt_p, fmt_percent, fmt_point_size, fmt_points
 from pyapp.evaluation.configurations import ConfigurationRuns, Grouped, drift, group_runs
 from pyapp.evaluation.own_cases import refuse_own_with_fixed
 from pyapp.evaluation.plans import plan_status
 from pyapp.evaluation.repeats import compare_tables, repeat_figures, verdict_table
 from pyapp.evaluation.runs import Run
-from pyapp.evaluation.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+from pyapp.evaluation.stats import ALPHA, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from pyapp.presentation.report import compare_report
-
-ALPHA = 0.05
-
-
-def _points(x: float) -> str:
-    """A size in points, unsigned: 0.123 -> "12.3 points"."""
-    return f"{fmt_points(x).lstrip('+')} points"
-
-
-def _of(count: int, n: int) -> str:
-    return f"{count}/{n} ({fmt_percent(count / n)})" if n else f"{count}/{n}"
 
 
 def _repeat_display(figures: dict) -> dict:
     k, n = figures["k"], figures["cases_in_every_run"]
     shown = {
-        "runs": [f"{r['run_id']}: {_of(r['grounded'], r['counted'])}"
+        "runs": [f"{r['run_id']}: {fmt_count_share(r['grounded'], r['counted'])}"
                  + (f", not counted: {', '.join(r['not_counted'])}" if r["not_counted"] else "")
                  for r in figures["runs"]],
         "mean": "no counted answers" if figures["mean_share"] is None else
@@ -42,13 +31,13 @@ def _repeat_display(figures: dict) -> dict:
     }
     if k < 2:
         return shown
-    shown["pass_k"] = f"{_of(figures['pass_k_cases'], n)} of the cases in every run grounded in all {k}"
-    shown["flip_rate"] = (f"{_of(len(figures['flipping']), n)} of the cases in every run changed verdict"
+    shown["pass_k"] = f"{fmt_count_share(figures['pass_k_cases'], n)} of the cases in every run grounded in all {k}"
+    shown["flip_rate"] = (f"{fmt_count_share(len(figures['flipping']), n)} of the cases in every run changed verdict"
                           + (f": {', '.join(figures['flipping'])}" if figures["flipping"] else ""))
     floor = figures["floor"]
     shown["floor"] = "no case has a counted answer in every run" if floor["sd_single"] is None else (
-        f"one run against another: ±{_points(floor['floor_single'])} (sd {_points(floor['sd_single'])}); "
-        f"means of {k} runs: ±{_points(floor['floor_mean'])} (sd {_points(floor['sd_mean'])})")
+        f"one run against another: ±{fmt_point_size(floor['floor_single'])} (sd {fmt_point_size(floor['sd_single'])}); "
+        f"means of {k} runs: ±{fmt_point_size(floor['floor_mean'])} (sd {fmt_point_size(floor['sd_mean'])})")
     return shown
 
 
@@ -86,7 +75,7 @@ def _floor_sentence(name: str, side: dict, difference: float) -> tuple[bool | No
     inside = abs(difference) <= floor["floor_mean"]
     where = "inside" if inside else "outside"
     return inside, (f"The difference is {where} {name}'s noise floor for means of {side['k']} runs "
-                    f"(±{_points(floor['floor_mean'])}).")
+                    f"(±{fmt_point_size(floor['floor_mean'])}).")
 
 
 def _disagreement_note(figures: dict) -> str | None:

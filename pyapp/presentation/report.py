@@ -17,14 +17,25 @@ import statistics
 from collections.abc import Sequence
 
 from pyapp.core.collector import gc_paused
-from pyapp.core.formatting import fmt_count, fmt_interval, fmt_ms, fmt_p, fmt_percent, fmt_points, fmt_share
+from pyapp.core.formatting import (
+    fmt_count,
+    fmt_count_share,
+    fmt_interval,
+    fmt_ms,
+    fmt_p,
+    fmt_percent,
+    fmt_points,
+    fmt_share,
+)
 from pyapp.core.vocabulary import CaseStatus, Outcome
 from pyapp.evaluation.evalset import SET_VERSIONS, case, case_ids, is_own_set, set_kinds
 from pyapp.evaluation.own_cases import refuse_own_with_fixed, set_label
 from pyapp.evaluation.runs import Run, cases_to_ask
 from pyapp.evaluation.stats import (
+    ALPHA,
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
+    CONFIDENCE,
     bootstrap_median_ci,
     mcnemar_exact,
     newcombe_paired,
@@ -33,8 +44,6 @@ from pyapp.evaluation.stats import (
     wilson,
 )
 
-CONFIDENCE = 0.95
-ALPHA = 1.0 - CONFIDENCE
 CASES_IN_SET = 20
 # The page and `compare` refuse a run compared with itself in these words.
 SAME_RUN = "Choose two different runs: a run compared with itself shows nothing."
@@ -45,7 +54,7 @@ def _share_display(k: int, n: int, interval: list[float] | None) -> dict:
     """The grounded share's texts, the same in the runs list, the run's detail and the command line."""
     return {
         "grounded": fmt_share(k, n, interval),
-        "grounded_count": f"{k}/{n} ({fmt_percent(k / n)})" if n else f"{k}/{n}",
+        "grounded_count": fmt_count_share(k, n),
         "grounded_interval": fmt_interval(interval),
     }
 

@@ -1,6 +1,6 @@
 """The audited client's call loop: one request at a time, bounded retries, two latencies.
 
-``call`` sends one :class:`~pyapp.providers.vendors.HttpRequest` through an injected
+``call`` sends one :class:`~pyapp.providers.wire.HttpRequest` through an injected
 async ``transport`` and returns a :class:`CallOutcome`. Everything with a side
 effect is injected (``transport``, ``sleep``, ``clock``, ``cancelled``,
 ``wall_time``), so the same code runs under Pyodide's event loop in the
@@ -49,21 +49,16 @@ import email.utils
 import math
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC
 from urllib.parse import urlsplit
 
 from pyapp.core.vocabulary import ErrorClass, Outcome
-from pyapp.providers.vendors import (
-    OPENAI_COMPATIBLE,
-    HttpRequest,
-    ProviderError,
-    Reply,
-    is_loopback_url,
-    parse_response,
-    redact,
-    request_key,
-)
+from pyapp.providers.api import parse_response
+from pyapp.providers.errors import ProviderError
+from pyapp.providers.keyguard import contains_secret, redact, scrub_secret
+from pyapp.providers.settings import OPENAI_COMPATIBLE, is_loopback_url
+from pyapp.providers.wire import HttpRequest, Reply, request_key
 
 _DETAIL_LIMIT = 200
 
@@ -315,3 +310,21 @@ def _network_message(request: HttpRequest, exc: Exception, attempts: int) -> str
     elif request.provider == OPENAI_COMPATIBLE:
         hint = " Is the server running, and does it allow requests from this page (CORS)?"
     return f"Could not reach {host}: {detail}.{tries}{hint}"
+
+
+def scrub_outcome(outcome: CallOutcome, key: str | None) -> CallOutcome:
+    """``outcome`` with an echoed key removed from the reply and the message, before it is graded.
+
+    The answer is graded as stored, so grading at call time and on rebuild agree
+    (DR-005); a redacted answer that no longer parses is a model failure both times.
+    """
+    reply = outcome.reply
+    if not contains_secret([outcome.message, None if reply is None else [reply.text, reply.raw_stop_reason]], key):
+        return outcome
+    message = scrub_secret(outcome.message, key)
+    if reply is not None:
+        reply = replace(reply, text=scrub_secret(reply.text, key),
+                        raw_stop_reason=scrub_secret(reply.raw_stop_reason, key))
+        note = "The reply contained the API key; the log keeps it with the key removed."
+        message = f"{note} {message}".strip()
+    return replace(outcome, reply=reply, message=message)

@@ -108,3 +108,55 @@ def scrub_value(value: Any, variants: list[str]) -> Any:
 
 def _marker(variants: list[str], preferred: str, fallback: str) -> str:
     return fallback if text_contains(preferred, variants) else preferred
+
+
+# Keys the providers echo back in masked form (e.g. "sk-proj-****abcd"), and
+# anything shaped like a secret key: never repeat them, even partly.
+_MASKED_RE = re.compile(r"[A-Za-z0-9_\-]*\*{3,}[A-Za-z0-9_\-]*")
+
+
+_KEYLIKE_RE = re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}")
+
+
+MESSAGE_WITHHELD = "[message withheld: it contained the API key]"
+
+
+def redact(text: str, key: str | None) -> str:
+    """``text`` with the key, masked keys and key-shaped tokens replaced by ``[redacted]``.
+
+    A text that still shows the key once JSON escapes are decoded is withheld whole;
+    a key under :data:`MIN_SECRET_LENGTH` characters is not a secret (DR-005).
+    """
+    text = _KEYLIKE_RE.sub(REDACTED, _MASKED_RE.sub(REDACTED, text))
+    variants = secret_variants(key)
+    if not text_contains(text, variants):
+        return text
+    scrubbed = scrub_text(text, variants)
+    return MESSAGE_WITHHELD if scrubbed == WITHHELD or not scrubbed else scrubbed
+
+
+def _strings(obj: Any):
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(obj, (list, tuple)):
+        for item in obj:
+            yield from _strings(item)
+
+
+def contains_secret(obj: Any, key: str | None) -> bool:
+    """True if the key occurs in any string inside ``obj``, as written or once JSON escapes are decoded.
+
+    Keys shorter than :data:`pyapp.providers.keyguard.MIN_SECRET_LENGTH` are not secrets (DR-005).
+    """
+    variants = secret_variants(key)
+    return bool(variants) and any(text_contains(s, variants) for s in _strings(obj))
+
+
+def scrub_secret(obj: Any, key: str | None) -> Any:
+    """A copy of ``obj`` with the key removed from every string, in raw and decoded views alike."""
+    variants = secret_variants(key)
+    return scrub_value(obj, variants) if variants else obj
