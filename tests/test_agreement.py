@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import cohen_kappa_score
 
-from pyapp.cli.commands import main
+from pyapp.cli.main import main
 from pyapp.evaluation.agreement import FEW_ANSWERS, agreement_report, cohen_kappa, format_agreement_report, kappa_note
 from pyapp.evaluation.export import export_json, parse_import
 from pyapp.evaluation.stats import z_value

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from eval_helpers import call, full_run
 
-from pyapp.cli.commands import format_prompt, main
+from pyapp.cli.main import main
+from pyapp.cli.prompt import format_prompt
 from pyapp.evaluation.evalset import case, case_prompt, evalset_summary, evalset_table
 from pyapp.evaluation.export import export_json
 from pyapp.evaluation.runs import rebuild

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pyapp.cli.commands import main
+from pyapp.cli.main import main
 from pyapp.kdtree.search import search
 from pyapp.kdtree.tree import ORDERS
 

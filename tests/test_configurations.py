@@ -7,7 +7,7 @@ import json
 import pytest
 from eval_helpers import OTHER_SETTINGS, SETTINGS, call, full_run
 
-from pyapp.cli.commands import main
+from pyapp.cli.main import main
 from pyapp.evaluation.configurations import base_url_host, configuration_of, group_runs
 from pyapp.evaluation.export import export_json
 from pyapp.evaluation.runs import rebuild

@@ -12,7 +12,7 @@ from scipy.spatial import KDTree
 
 from live_call import run_async
 from pyapp import browser
-from pyapp.cli.commands import main
+from pyapp.cli.main import main
 from pyapp.evaluation.evalset import CASE_KINDS
 from pyapp.experiment.orders import (
     BASELINE,

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pyapp.cli.commands import main
+from pyapp.cli.main import main
 from pyapp.core.vocabulary import Action
 from pyapp.kdtree.tree import ORDERS, build_tree
 from pyapp.presentation.explorer import degrees, map_area, search_view, tree_view

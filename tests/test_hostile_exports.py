@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from pyapp.auditlog.entries import plan_entry
 from pyapp.auditlog.format import CALL_KEYS
-from pyapp.cli import commands as cli
+from pyapp.cli import main as cli
 from pyapp.evaluation.evalset import EVAL_SET_VERSION
 from pyapp.evaluation.export import ImportFileError, export_csv, export_json, merge, parse_import
 from pyapp.evaluation.runs import UNGRADABLE, rebuild

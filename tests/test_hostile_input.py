@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from live_call import explain_case
 from pyapp.auditlog.format import MAX_ANSWER_BYTES
 from pyapp.auditlog.validation import validate_entry
-from pyapp.cli import commands as cli
+from pyapp.cli import main as cli
 from pyapp.core.vocabulary import ModelFailure, Outcome
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_facts
 from pyapp.evaluation.export import UTF8_ONLY, ImportFileError, export_csv, export_json, merge, parse_import

@@ -11,7 +11,7 @@ from test_run_faults import KEY, SETTINGS, answer
 
 from live_call import run_async
 from pyapp.asking.runner import run_eval
-from pyapp.cli.commands import main
+from pyapp.cli.main import main
 from pyapp.evaluation.configurations import group_runs
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, LARGE_SET_VERSION, case_ids, evalset_summary, evalset_table
 from pyapp.evaluation.export import export_json

@@ -16,7 +16,7 @@ from live_call import run_async
 from pyapp.asking.runner import run_eval
 from pyapp.auditlog.entries import own_case_entry
 from pyapp.auditlog.validation import validate_entry
-from pyapp.cli.commands import main
+from pyapp.cli.main import main
 from pyapp.evaluation.configurations import group_runs
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, case_ids, cases, check_set_version, evalset_summary
 from pyapp.evaluation.export import export_json, parse_import

@@ -16,7 +16,7 @@ from pyapp.auditlog.entries import plan_entry
 from pyapp.auditlog.format import PLAN_KEYS
 from pyapp.auditlog.rules import parse_rule, rule_verdict
 from pyapp.auditlog.validation import validate_entry
-from pyapp.cli.commands import main
+from pyapp.cli.main import main
 from pyapp.evaluation.configurations import configuration_for, configuration_of, group_runs
 from pyapp.evaluation.export import export_json, parse_import
 from pyapp.evaluation.plans import plans_in

@@ -31,7 +31,7 @@ CLI_SAMPLE = [
 
 IN_PYODIDE = """
 import contextlib, io, json, sys
-from pyapp.cli.commands import main
+from pyapp.cli.main import main
 
 def cli(argv):
     out = io.StringIO()

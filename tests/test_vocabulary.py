@@ -9,7 +9,7 @@ import pytest
 
 from pyapp.auditlog.entries import call_entry, cancel_entry
 from pyapp.auditlog.validation import validate_entry
-from pyapp.cli.commands import main
+from pyapp.cli.main import main
 from pyapp.core.jsontypes import is_int, is_json_integer
 from pyapp.core.vocabulary import (
     ANSWERED,

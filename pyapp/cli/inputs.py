@@ -1,0 +1,73 @@
+"""What several commands take: the set option, an export or log file read through the page's import checks,
+runs named on the command line, and the usage error argparse cannot express."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from pyapp.evaluation.evalset import (
+    EVAL_SET_VERSION,
+    OWN_SET_PREFIX,
+    SET_VERSIONS,
+    check_set_version,
+    is_own_set,
+)
+from pyapp.evaluation.export import parse_import
+from pyapp.evaluation.own_cases import OWN, own_cases_of
+from pyapp.evaluation.runs import Rebuilt, rebuild
+
+
+class UsageError(Exception):
+    """A combination of arguments argparse cannot express; reported like an argparse error.
+
+    Subcommands raise it only when they set ``parser`` in their defaults.
+    """
+
+
+def add_set_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--set", dest="set_version", default=EVAL_SET_VERSION, metavar="SET",
+                   help=f"the evaluation set: {', '.join(SET_VERSIONS)} (default {EVAL_SET_VERSION}), or your own "
+                        f"cases in LOG: '{OWN}' for them as they are now, or an {OWN_SET_PREFIX}XXXXXXXX name")
+    p.add_argument("log", metavar="LOG", nargs="?",
+                   help="an export or log holding your own cases (only with --set own...)")
+
+
+def resolve_set(args: argparse.Namespace) -> str:
+    """The set ``--set`` names; an own set is read from the LOG argument (DR-009)."""
+    version = args.set_version
+    own = version == OWN or is_own_set(version)
+    if not own:
+        if args.log is not None:
+            raise UsageError(f"{version} is a fixed set and needs no LOG; LOG is for --set {OWN}")
+        if version not in SET_VERSIONS:
+            raise UsageError(f"no evaluation set {version[:40]!r}; the sets are {', '.join(SET_VERSIONS)}, "
+                              f"or {OWN} with a LOG")
+        return version
+    if args.log is None:
+        raise UsageError(f"--set {version} needs the export or log that holds your own cases: LOG")
+    mine = own_cases_of(read_entries(args.log))
+    if mine.name is None:
+        raise ValueError(f"{args.log} holds none of your own cases; add searches in the explorer first")
+    return mine.name if version == OWN else check_set_version(version)
+
+
+def read_entries(path: str) -> list[dict]:
+    """The entries of an export file or a log, through the same import checks as the page."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    return parse_import(data)
+
+
+def read_runs(path: str) -> Rebuilt:
+    """The runs of an export file or a log, rebuilt as the page rebuilds them."""
+    return rebuild(read_entries(path), validated=True)
+
+
+def runs_named(built: Rebuilt, run_ids: Sequence[str]) -> list:
+    if len(set(run_ids)) != len(run_ids):
+        raise UsageError("each --run must name a different run")
+    return [built.run(run_id) for run_id in run_ids]

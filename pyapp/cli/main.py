@@ -1,0 +1,55 @@
+"""``python -m pyapp``: the command line, the same functions as the page (DR-002).
+
+Each command is a module of this package with ``add(sub)``, which declares its arguments, and
+``run(args)``, which does the work and returns the exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from pyapp.cli import agreement, baseline, compare, diff, evalset, experiment, prompt, report, run, trace
+from pyapp.cli.inputs import UsageError
+
+# In the order ``--help`` lists them.
+COMMANDS = (trace, evalset, prompt, report, compare, agreement, experiment, baseline, diff, run)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m pyapp", description="K-d Tree Explorer command line")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        command.add(sub)
+    return parser
+
+
+# The status a shell reports for a process ended by SIGPIPE (128 + 13).
+BROKEN_PIPE_STATUS = 141
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` (default: sys.argv[1:]), run the subcommand, return its exit status.
+
+    A reader that stops early (``| head``) ends the command quietly with status 141,
+    as Python's documentation advises in its note on SIGPIPE.
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status = args.run(args)
+        sys.stdout.flush()  # a closed pipe shows up here, not at exit where it cannot be caught
+        return status
+    except BrokenPipeError:
+        # Point stdout at devnull so the interpreter's final flush does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return BROKEN_PIPE_STATUS
+    except UsageError as exc:
+        args.parser.error(str(exc))  # exits with status 2
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 1

@@ -1,0 +1,49 @@
+"""``python -m pyapp report``: a run's numbers as the page shows them, or the runs by configuration (DR-006, DR-008)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from pyapp.cli.inputs import UsageError, read_runs
+from pyapp.presentation.repeat_report import (
+    configurations_report,
+    format_configurations_report,
+)
+from pyapp.presentation.report import format_run_report, run_report
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="the numbers the evaluation page shows for the runs of an export")
+    p.add_argument("export", metavar="EXPORT.json", help="a JSON export from the evaluation page")
+    p.add_argument("--run", dest="run_id", metavar="ID",
+                   help="report this run only (default: every run in the file)")
+    p.add_argument("--json", action="store_true",
+                   help="print JSON: one report with --run, else a list of reports")
+    p.add_argument("--configurations", action="store_true",
+                   help="print only the runs grouped by configuration, with the figures of repeated runs")
+    p.set_defaults(run=run, parser=p)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.configurations and args.run_id:
+        raise UsageError("--configurations reports every run of the file; leave out --run")
+    built = read_runs(args.export)
+    runs = [built.run(args.run_id)] if args.run_id else list(built)
+    if not runs:
+        raise ValueError(f"{args.export} holds no runs")
+    if args.configurations:
+        grouped = configurations_report(runs)
+        print(json.dumps(grouped) if args.json else format_configurations_report(grouped))
+        return 0
+    reports = [run_report(r) for r in runs]
+    if args.json:
+        print(json.dumps(reports[0] if args.run_id else reports))
+    elif args.run_id:
+        print(format_run_report(reports[0]))
+    else:
+        # Every run, then the runs grouped by configuration with the figures of repeats (DR-008).
+        texts = [format_run_report(r) for r in reports]
+        texts.append("runs by configuration:\n" + format_configurations_report(configurations_report(runs)))
+        print("\n\n".join(texts))
+    return 0
