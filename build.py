@@ -986,11 +986,7 @@ def experiment_figures(root: Path) -> dict:
     """
     from pyapp.experiment import orders as experiment
 
-    package = Path(experiment.__file__).resolve().parent
-    digest = hashlib.sha256()
-    for path in sorted([*package.glob("*.py"), *package.glob("data/*")]):
-        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    cache = root / EXPERIMENT_CACHE / f"{digest.hexdigest()[:24]}.json"
+    cache = root / EXPERIMENT_CACHE / f"{pyapp_digest()[:24]}.json"
     if cache.is_file():
         return json.loads(cache.read_text(encoding="utf-8"))
     figures = experiment.run_experiment()

@@ -13,7 +13,7 @@ under Pyodide in node, and under the site's own Pyodide in a Web Worker in
 Chromium (``tests/pyodide_harness.py``, the way the page runs it):
 
 - :func:`pyapp.evaluation.export.parse_import` of the JSON export (the import path);
-- :func:`pyapp.evaluation.runs.rebuild` of the log as stored (every entry validated), and
+- :func:`pyapp.evaluation.rebuild.rebuild` of the log as stored (every entry validated), and
   after an import (already validated); neither grades anything yet;
 - grading every counted answer of every run, and rebuild plus grading all
   (:func:`pyapp.presentation.report.runs_overview`), which is "rebuilt and graded" in full;
@@ -21,7 +21,7 @@ Chromium (``tests/pyodide_harness.py``, the way the page runs it):
   the runs list with the outcomes it kept, so nothing is parsed, validated or graded again;
 - :func:`pyapp.presentation.report.run_report` of one run (twenty grades and the 2,000-resample
   bootstrap), and the statistics of one comparison: both runs' reports and
-  :func:`pyapp.presentation.report.compare_report`.
+  :func:`pyapp.presentation.run_comparison.compare_report`.
 
 Every timing starts with an empty grading cache.
 
@@ -152,8 +152,10 @@ WORK = r'''
 import gc, json, statistics, time, tracemalloc
 from pyapp.evaluation.export import parse_import
 from pyapp.auditlog.checkpoint import Checkpoint, dumps, loads
-from pyapp.presentation.report import compare_report, run_report, runs_overview
-from pyapp.evaluation.runs import Grader, rebuild
+from pyapp.presentation.report import run_report, runs_overview
+from pyapp.presentation.run_comparison import compare_report
+from pyapp.evaluation.rebuild import rebuild
+from pyapp.evaluation.grader import Grader
 
 
 def timed(fn, repeats, setup=lambda: None):
@@ -248,7 +250,7 @@ def profile(size: int) -> None:
     import cProfile
     import pstats
 
-    from pyapp.evaluation.runs import rebuild
+    from pyapp.evaluation.rebuild import rebuild
     from pyapp.presentation.report import runs_overview
 
     entries = synthetic_log(size)

@@ -46,7 +46,7 @@ import gc, json, time
 from pyapp.evaluation.configurations import group_runs
 from pyapp.evaluation.export import parse_import
 from pyapp.presentation.repeat_report import configuration_compare_report, configurations_report
-from pyapp.evaluation.runs import rebuild
+from pyapp.evaluation.rebuild import rebuild
 
 
 def measure(text, x, y, repeats):

@@ -27,8 +27,8 @@ from pyapp.evaluation.baseline import (
 from pyapp.evaluation.configurations import group_runs
 from pyapp.evaluation.evalset import case_ids
 from pyapp.evaluation.export import export_json
+from pyapp.evaluation.rebuild import rebuild
 from pyapp.evaluation.repeats import verdict_table
-from pyapp.evaluation.runs import rebuild
 from pyapp.presentation.baseline_diff import diff_report
 from pyapp.presentation.repeat_report import configuration_compare_report
 

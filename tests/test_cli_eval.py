@@ -15,8 +15,9 @@ from pyapp.cli.main import main
 from pyapp.cli.prompt import format_prompt
 from pyapp.evaluation.evalset import case, case_prompt, evalset_summary, evalset_table
 from pyapp.evaluation.export import export_json
-from pyapp.evaluation.runs import rebuild
-from pyapp.presentation.report import compare_report, run_report
+from pyapp.evaluation.rebuild import rebuild
+from pyapp.presentation.report import run_report
+from pyapp.presentation.run_comparison import compare_report
 
 ROOT = Path(__file__).resolve().parent.parent
 IDS = [f"C{i:02d}" for i in range(1, 21)]

@@ -19,7 +19,7 @@ from pyapp.cli.terminal import LogFile, urllib_transport
 from pyapp.evaluation.cost import actual_usage, run_size
 from pyapp.evaluation.evalset import LARGE_SET_VERSION, case_ids
 from pyapp.evaluation.export import ImportFileError, export_json, log_line, parse_import
-from pyapp.evaluation.runs import rebuild
+from pyapp.evaluation.rebuild import rebuild
 from pyapp.presentation.report import run_report
 from pyapp.providers.client import NetworkError
 from pyapp.providers.wire import HttpRequest

@@ -10,14 +10,14 @@ from eval_helpers import OTHER_SETTINGS, SETTINGS, call, full_run
 from pyapp.cli.main import main
 from pyapp.evaluation.configurations import base_url_host, configuration_of, group_runs
 from pyapp.evaluation.export import export_json
-from pyapp.evaluation.runs import rebuild
+from pyapp.evaluation.rebuild import rebuild
 from pyapp.presentation.repeat_report import (
     configuration_compare_report,
     configurations_report,
     format_configuration_compare_report,
     format_configurations_report,
 )
-from pyapp.presentation.report import compare_report
+from pyapp.presentation.run_comparison import compare_report
 
 IDS = [f"C{i:02d}" for i in range(1, 21)]
 LOCAL = {"provider": "openai-compatible", "model": "local-1", "max_tokens": 4000, "temperature": 0.0,

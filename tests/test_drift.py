@@ -13,7 +13,7 @@ from pyapp.auditlog.format import CALL_DRIFT_KEYS, MAX_REPORTED_BYTES
 from pyapp.auditlog.validation import validate_entry
 from pyapp.evaluation.configurations import group_runs
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_prompt
-from pyapp.evaluation.runs import rebuild
+from pyapp.evaluation.rebuild import rebuild
 from pyapp.presentation.repeat_report import (
     configuration_compare_report,
     configurations_report,

@@ -20,7 +20,7 @@ from pyapp.evaluation.export import (
     parse_import,
     select_entries,
 )
-from pyapp.evaluation.runs import rebuild
+from pyapp.evaluation.rebuild import rebuild
 from pyapp.presentation.report import run_report
 from pyodide_harness import pyodide_available, run_in_node
 
@@ -215,7 +215,7 @@ def test_pyodide_survives_hostile_nesting(tmp_path):
     script = """
 import json
 from pyapp.evaluation.export import ImportFileError, parse_import
-from pyapp.evaluation.runs import rebuild
+from pyapp.evaluation.rebuild import rebuild
 out = []
 for text in ("[" * 1000000, '{"entries": ' + "[" * 200000 + "]" * 200000 + "}"):
     try:

@@ -8,7 +8,7 @@ unknown keys, and hostile claims inside a model's answer. The file is a JSON exp
 or, as the page and the command line also read, a log of one entry a line. Whatever
 the file, the import either refuses it with a message a person can read, or every
 view the page and the command line build from it works, and every answer is graded
-by the grader itself, never by the net under it (pyapp.evaluation.runs.UNGRADABLE).
+by the grader itself, never by the net under it (pyapp.evaluation.grader.UNGRADABLE).
 """
 
 from __future__ import annotations
@@ -29,8 +29,10 @@ from pyapp.auditlog.format import CALL_KEYS
 from pyapp.cli import main as cli
 from pyapp.evaluation.evalset import EVAL_SET_VERSION
 from pyapp.evaluation.export import ImportFileError, export_csv, export_json, merge, parse_import
-from pyapp.evaluation.runs import UNGRADABLE, rebuild
-from pyapp.presentation.report import compare_report, run_report, runs_overview
+from pyapp.evaluation.grader import UNGRADABLE
+from pyapp.evaluation.rebuild import rebuild
+from pyapp.presentation.report import run_report, runs_overview
+from pyapp.presentation.run_comparison import compare_report
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,7 @@ from test_eval_browser import ANTHROPIC, FakeAnthropic, entries, export_json, op
 from test_storage_browser import ADD_ROWS
 
 from pyapp.evaluation.export import UTF8_ONLY
-from pyapp.presentation.report import SAME_RUN
+from pyapp.presentation.run_comparison import SAME_RUN
 
 pytestmark = pytest.mark.browser
 

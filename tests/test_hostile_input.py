@@ -24,9 +24,10 @@ from pyapp.cli import main as cli
 from pyapp.core.vocabulary import ModelFailure, Outcome
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_facts
 from pyapp.evaluation.export import UTF8_ONLY, ImportFileError, export_csv, export_json, merge, parse_import
-from pyapp.evaluation.runs import rebuild
+from pyapp.evaluation.rebuild import rebuild
 from pyapp.explanation.grading import grade_answer
-from pyapp.presentation.report import SAME_RUN, compare_report, run_report, runs_overview
+from pyapp.presentation.report import run_report, runs_overview
+from pyapp.presentation.run_comparison import SAME_RUN, compare_report
 from pyapp.providers.client import HttpResponse
 from pyapp.providers.settings import Settings
 
@@ -370,7 +371,7 @@ def test_a_reader_that_stops_early_gets_no_broken_pipe_error():
 
 def test_an_answer_whose_grading_fails_counts_as_a_model_failure_and_the_report_still_builds():
     """The net under grading: grade_answer is total (tests above), but one answer must never stop the page."""
-    from pyapp.evaluation.runs import UNGRADABLE, Grader
+    from pyapp.evaluation.grader import UNGRADABLE, Grader
 
     def broken(answer, stop, facts):
         raise ArithmeticError("a bug")

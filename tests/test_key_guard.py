@@ -17,7 +17,7 @@ from live_call import explain_case
 from pyapp.auditlog.format import CALL_DRIFT_KEYS, CALL_KEYS
 from pyapp.auditlog.validation import validate_entry
 from pyapp.evaluation.evalset import case, case_prompt
-from pyapp.evaluation.runs import rebuild
+from pyapp.evaluation.rebuild import rebuild
 from pyapp.explanation.schema import load_schema
 from pyapp.providers.api import build_request
 from pyapp.providers.client import HttpResponse

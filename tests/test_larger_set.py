@@ -15,9 +15,12 @@ from pyapp.cli.main import main
 from pyapp.evaluation.configurations import group_runs
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, LARGE_SET_VERSION, case_ids, evalset_summary, evalset_table
 from pyapp.evaluation.export import export_json
-from pyapp.evaluation.runs import cases_to_ask, rebuild
+from pyapp.evaluation.rebuild import rebuild
+from pyapp.evaluation.runs import cases_to_ask
 from pyapp.evaluation.stats import wilson
-from pyapp.presentation.report import compare_report, run_report, runs_overview, set_guidance, wilson_half_width
+from pyapp.presentation.guidance import set_guidance, wilson_half_width
+from pyapp.presentation.report import run_report, runs_overview
+from pyapp.presentation.run_comparison import compare_report
 
 X80 = LARGE_SET_VERSION
 IDS_80 = [f"C{i:02d}" for i in range(1, 81)]

@@ -14,8 +14,8 @@ from live_call import run_async
 from pyapp import browser
 from pyapp.browser import log_cache, worker_io
 from pyapp.core import strict_json
-from pyapp.evaluation import runs
-from pyapp.evaluation.runs import rebuild
+from pyapp.evaluation import rebuild as rebuilds
+from pyapp.evaluation.rebuild import rebuild
 from pyapp.presentation.report import runs_overview
 
 EXPLORER_SEARCH = {"order": "file", "kind": "nearest", "lon": 24.94, "lat": 60.17, "radius": None}
@@ -78,8 +78,8 @@ def test_a_runs_detail_builds_that_run_alone_and_only_again_after_its_own_entrie
     a, b = full_run("run-a"), full_run("run-b", start=100.0)
     store(worker, a + b)
     built = []
-    build_run = runs._build_run
-    monkeypatch.setattr(runs, "_build_run", lambda run_id, *rest: built.append(run_id) or build_run(run_id, *rest))
+    build_run = rebuilds._build_run
+    monkeypatch.setattr(rebuilds, "_build_run", lambda run_id, *rest: built.append(run_id) or build_run(run_id, *rest))
     handle("run_detail", run_id="run-b")
     assert built == ["run-b"]
     handle("eval_overview")
@@ -175,8 +175,8 @@ def test_continuing_a_run_takes_it_from_the_kept_log_and_builds_no_other_run(wor
     handle("eval_overview")
     texts = counting(monkeypatch, strict_json, "loads")
     built = []
-    build_run = runs._build_run
-    monkeypatch.setattr(runs, "_build_run", lambda run_id, *rest: built.append(run_id) or build_run(run_id, *rest))
+    build_run = rebuilds._build_run
+    monkeypatch.setattr(rebuilds, "_build_run", lambda run_id, *rest: built.append(run_id) or build_run(run_id, *rest))
     worker.respond = respond_as_provider
     result = handle("run_eval", run_id="run-b", settings=SETTINGS.to_dict(), api_key=KEY)
     assert result["stopped"] is None and len(worker.stored) == 40

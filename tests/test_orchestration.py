@@ -23,7 +23,8 @@ from pyapp.asking.runner import run_eval
 from pyapp.asking.walkthrough import explain
 from pyapp.core.vocabulary import Outcome
 from pyapp.evaluation.evalset import case_ids
-from pyapp.evaluation.runs import Run, rebuild
+from pyapp.evaluation.rebuild import rebuild
+from pyapp.evaluation.runs import Run
 from pyapp.providers.client import Cancelled, HttpResponse, NetworkError
 
 ROOT = Path(__file__).resolve().parent.parent

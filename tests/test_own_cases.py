@@ -21,9 +21,10 @@ from pyapp.evaluation.configurations import group_runs
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, case_ids, cases, check_set_version, evalset_summary
 from pyapp.evaluation.export import export_json, parse_import
 from pyapp.evaluation.own_cases import MAX_OWN_CASES, own_cases_of, own_set_name
-from pyapp.evaluation.runs import rebuild
+from pyapp.evaluation.rebuild import rebuild
 from pyapp.presentation.repeat_report import configuration_compare_report
-from pyapp.presentation.report import compare_report, run_report
+from pyapp.presentation.report import run_report
+from pyapp.presentation.run_comparison import compare_report
 
 SEARCHES = [
     {"order": "shuffled", "kind": "nearest", "lon": 24.944, "lat": 60.17, "radius": None},

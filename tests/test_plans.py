@@ -20,7 +20,7 @@ from pyapp.cli.main import main
 from pyapp.evaluation.configurations import configuration_for, configuration_of, group_runs
 from pyapp.evaluation.export import export_json, parse_import
 from pyapp.evaluation.plans import plans_in
-from pyapp.evaluation.runs import rebuild
+from pyapp.evaluation.rebuild import rebuild
 from pyapp.presentation.repeat_report import configuration_compare_report
 
 X = configuration_for(SETTINGS).id

@@ -14,7 +14,7 @@ from pyapp.auditlog.format import RATING_KEYS
 from pyapp.auditlog.validation import validate_entry
 from pyapp.evaluation.export import ImportFileError, export_json, merge, parse_import
 from pyapp.evaluation.rating import explanation_text, rating_queue
-from pyapp.evaluation.runs import rebuild
+from pyapp.evaluation.rebuild import rebuild
 from pyapp.explanation.rubric import RUBRIC, RUBRICS, VERDICT_RULE, answers_problem, overall_verdict
 
 WHEN = "2026-12-02T16:40:05.123Z"

@@ -15,7 +15,7 @@ from live_call import run_async
 from pyapp.asking.runner import MAX_FAILURES_IN_A_ROW, run_eval
 from pyapp.browser import worker_io as browser
 from pyapp.evaluation.evalset import case_ids, case_prompt, cases
-from pyapp.evaluation.runs import rebuild
+from pyapp.evaluation.rebuild import rebuild
 from pyapp.explanation.schema import load_schema
 from pyapp.providers.api import build_request
 from pyapp.providers.client import (

@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 from pyapp.core.strict_json import nesting_exceeds as json_nesting_exceeds
 from pyapp.core.vocabulary import CaseStatus
 from pyapp.evaluation.evalset import case_ids
-from pyapp.evaluation.runs import Grader, cases_to_ask, rebuild
+from pyapp.evaluation.grader import Grader
+from pyapp.evaluation.rebuild import rebuild
+from pyapp.evaluation.runs import cases_to_ask
 from pyapp.explanation.grading import grade_answer
 
 OLD_HASH = "0" * 64

@@ -38,7 +38,7 @@ class Checkpoint:
     corrupt: int
     last: list  # [sequence number, text] of the last record read
     records: int  # how many records the store held then
-    # by (prompt hash, answer, stop), as pyapp.evaluation.runs.Grader keeps them
+    # by (prompt hash, answer, stop), as pyapp.evaluation.grader.Grader keeps them
     outcomes: dict[tuple[str, str, str], Outcome]
 
 

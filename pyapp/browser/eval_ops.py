@@ -23,7 +23,7 @@ async def evalset(set_version: str | None = None) -> dict:
 async def own_set() -> dict | None:
     """The visitor's own set as the set choice offers it (None while it has no case), labelled as theirs."""
     from pyapp.evaluation.own_cases import set_label
-    from pyapp.presentation.report import set_guidance
+    from pyapp.presentation.guidance import set_guidance
 
     mine = (await log_cache.LOG.refresh()).runs().own
     if mine.name is None:
@@ -64,7 +64,7 @@ async def run_detail(run_id: str) -> dict:
 
 @op
 async def compare_runs(run_a: str, run_b: str) -> dict:
-    from pyapp.presentation.report import compare_report
+    from pyapp.presentation.run_comparison import compare_report
 
     index = (await log_cache.LOG.refresh()).runs()
     return compare_report(index.run(run_a), index.run(run_b))

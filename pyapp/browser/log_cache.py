@@ -28,7 +28,7 @@ class LogCache:
         self.last: list = [0, None]  # the last record read: [sequence number, its text]
         self.records = 0
         self.checkpointed = (0, 0)  # records and outcomes in the checkpoint last restored or kept
-        self.index = None  # a pyapp.evaluation.runs.RunIndex, made on first use
+        self.index = None  # a pyapp.evaluation.rebuild.RunIndex, made on first use
 
     async def refresh(self) -> LogCache:
         from kdt_audit_store import readFrom
@@ -118,7 +118,7 @@ class LogCache:
     def runs(self):
         """The runs index of the entries read so far, graded by the worker's grader."""
         if self.index is None:
-            from pyapp.evaluation.runs import RunIndex
+            from pyapp.evaluation.rebuild import RunIndex
 
             self.index = RunIndex(grader(), validated=True).add(self.entries)
         return self.index
@@ -137,7 +137,7 @@ async def read_entries() -> tuple[list[dict], int]:
 def grader():
     """The worker's one grader: the set, its prompts and the data never change while the worker runs,
     so each distinct answer is graded once however often the pages ask."""
-    from pyapp.evaluation.runs import Grader
+    from pyapp.evaluation.grader import Grader
 
     return Grader()
 

@@ -8,12 +8,12 @@ import json
 from pyapp.cli.inputs import UsageError, read_entries, read_runs
 from pyapp.evaluation.configurations import group_runs
 from pyapp.evaluation.plans import plans_in
-from pyapp.evaluation.runs import rebuild
+from pyapp.evaluation.rebuild import rebuild
 from pyapp.presentation.repeat_report import (
     configuration_compare_report,
     format_configuration_compare_report,
 )
-from pyapp.presentation.report import SAME_RUN, compare_report, format_compare_report
+from pyapp.presentation.run_comparison import SAME_RUN, compare_report, format_compare_report
 
 
 def add(sub: argparse._SubParsersAction) -> None:

@@ -15,7 +15,8 @@ from pyapp.evaluation.evalset import (
 )
 from pyapp.evaluation.export import parse_import
 from pyapp.evaluation.own_cases import OWN, own_cases_of
-from pyapp.evaluation.runs import Rebuilt, rebuild
+from pyapp.evaluation.rebuild import rebuild
+from pyapp.evaluation.runs import Rebuilt
 
 
 class UsageError(Exception):

@@ -22,7 +22,8 @@ from collections.abc import Callable
 from pyapp.asking.runner import new_run_id, run_eval
 from pyapp.evaluation.evalset import EVAL_SET_VERSION
 from pyapp.evaluation.export import ImportFileError, is_log, log_line, parse_import
-from pyapp.evaluation.runs import Run, rebuild
+from pyapp.evaluation.rebuild import rebuild
+from pyapp.evaluation.runs import Run
 from pyapp.providers.client import DEFAULT_POLICY, HttpResponse, NetworkError, RetryPolicy, TimedOut
 from pyapp.providers.keyguard import contains_secret
 from pyapp.providers.settings import Settings

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 from pyapp.core.formatting import fmt_fixed, fmt_percent
 from pyapp.core.vocabulary import EntryType, Outcome
-from pyapp.evaluation.runs import Run, rebuild
+from pyapp.evaluation.rebuild import rebuild
+from pyapp.evaluation.runs import Run
 from pyapp.evaluation.stats import CONFIDENCE, z_value
 from pyapp.explanation.rubric import RUBRIC, overall_verdict
 

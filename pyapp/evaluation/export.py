@@ -31,7 +31,7 @@ from pyapp.core.formatting import fmt_fixed
 from pyapp.core.jsontypes import hostile_values, is_int, shown
 from pyapp.core.vocabulary import CaseStatus, EntryType
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, SET_VERSIONS, is_own_set
-from pyapp.evaluation.runs import rebuild
+from pyapp.evaluation.rebuild import rebuild
 
 EXPORT_FORMAT = 1
 EXPORT_NAME = "kd-tree-explorer-audit"

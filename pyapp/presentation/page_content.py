@@ -18,7 +18,7 @@ from pyapp.evaluation.evalset import (
 )
 from pyapp.evaluation.own_cases import set_label
 from pyapp.presentation.explorer import search_view, tree_view
-from pyapp.presentation.report import set_guidance, small_sample_guidance
+from pyapp.presentation.guidance import set_guidance, small_sample_guidance
 
 # The search the explorer shows first; the page's form starts with these values.
 DEFAULT_SEARCH = {"order": "median-first", "kind": "nearest", "lon": 24.9445, "lat": 60.1705, "radius": None}

@@ -16,7 +16,7 @@ from pyapp.evaluation.plans import plan_status
 from pyapp.evaluation.repeats import compare_tables, repeat_figures, verdict_table
 from pyapp.evaluation.runs import Run
 from pyapp.evaluation.stats import ALPHA, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
-from pyapp.presentation.report import compare_report
+from pyapp.presentation.run_comparison import compare_report
 
 
 def _repeat_display(figures: dict) -> dict:

@@ -1,9 +1,9 @@
-"""The numbers the evaluation page shows and the command line prints, computed once (DR-006).
+"""The numbers the evaluation page shows and the command line prints for runs, computed once (DR-006).
 
-:func:`run_report` and :func:`compare_report` return plain JSON-able dicts with
-raw floats; their ``display`` entries are the same numbers formatted by the
-``fmt_*`` functions below, which the page and :func:`format_run_report` /
-:func:`format_compare_report` both use, so the two never round differently.
+:func:`run_report` here and :func:`pyapp.presentation.run_comparison.compare_report` return plain
+JSON-able dicts with raw floats; their ``display`` entries are the same numbers formatted by
+:mod:`pyapp.core.formatting`, which the page and the command line's text both use, so the two
+never round differently.
 
 Denominators: the headline counts every case with a counted answer (grounded,
 not grounded or model failure). Infrastructure failures, cancellations and
@@ -12,7 +12,6 @@ stale inputs are listed apart and are in no denominator.
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections.abc import Sequence
 
@@ -22,33 +21,21 @@ from pyapp.core.formatting import (
     fmt_count_share,
     fmt_interval,
     fmt_ms,
-    fmt_p,
     fmt_percent,
-    fmt_points,
     fmt_share,
 )
 from pyapp.core.vocabulary import CaseStatus, Outcome
-from pyapp.evaluation.evalset import SET_VERSIONS, case, case_ids, is_own_set, set_kinds
-from pyapp.evaluation.own_cases import refuse_own_with_fixed, set_label
+from pyapp.evaluation.evalset import case, is_own_set, set_kinds
+from pyapp.evaluation.own_cases import set_label
 from pyapp.evaluation.runs import Run, cases_to_ask
 from pyapp.evaluation.stats import (
-    ALPHA,
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
     CONFIDENCE,
     bootstrap_median_ci,
-    mcnemar_exact,
-    newcombe_paired,
-    paired_disagreement_note,
-    smallest_detectable_discordant,
     wilson,
 )
 
-CASES_IN_SET = 20
-# The page and `compare` refuse a run compared with itself in these words.
-SAME_RUN = "Choose two different runs: a run compared with itself shows nothing."
-# The grounded rates at which the guidance gives each set's Wilson half-width.
-GUIDANCE_RATES = (0.5, 0.8, 0.9)
 
 def _share_display(k: int, n: int, interval: list[float] | None) -> dict:
     """The grounded share's texts, the same in the runs list, the run's detail and the command line."""
@@ -62,9 +49,6 @@ def _share_display(k: int, n: int, interval: list[float] | None) -> dict:
 def rate_ticks() -> list[dict]:
     """Where the runs plot marks its axis of grounded shares, and the label of each mark."""
     return [{"at": at, "text": fmt_percent(at)} for at in (0.0, 0.25, 0.5, 0.75, 1.0)]
-
-
-# --------------------------------------------------------------------------- one run
 
 
 def _case_row(result) -> dict:
@@ -219,181 +203,6 @@ def runs_overview(runs: Sequence[Run]) -> list[dict]:
     return rows
 
 
-# --------------------------------------------------------------------------- two runs
-
-
-def _verdict(first: str, second: str) -> str:
-    if (first == Outcome.GROUNDED) == (second == Outcome.GROUNDED):
-        return "same"
-    return "better" if first == Outcome.GROUNDED else "worse"
-
-
-def small_sample_guidance(pairs: int = CASES_IN_SET) -> dict:
-    """What ``pairs`` cases can show at best, for the page before any run is paid for."""
-    k = smallest_detectable_discordant(pairs, ALPHA)
-    best_low = wilson(pairs, pairs, CONFIDENCE)[0] if pairs else 0.0
-    guidance = {
-        "pairs": pairs,
-        "all_grounded_wilson_low": best_low,
-        "smallest_one_way": k,
-        "smallest_one_way_points": None if k is None else k / pairs,
-        "smallest_one_way_p": None if k is None else mcnemar_exact(k, 0),
-        "one_fewer_p": None if k is None or k < 2 else mcnemar_exact(k - 1, 0),
-    }
-    if k is None:
-        text = (f"With {pairs} paired cases no split of disagreements can reach p < {ALPHA:.2g}, "
-                "so a comparison can only describe the runs, not tell them apart.")
-    else:
-        text = (f"Even {pairs} grounded answers out of {pairs} leave a 95% Wilson lower bound of "
-                f"{fmt_percent(best_low)}. Two runs on the {pairs} cases can be told apart (exact McNemar "
-                f"p < {ALPHA:.2g}) only if they disagree on at least {k} cases all in one direction "
-                f"({k} against 0 gives p = {fmt_p(mcnemar_exact(k, 0))}), a difference of "
-                f"{fmt_points(k / pairs).lstrip('+')} points; smaller differences, however real, "
-                "will not show.")
-    guidance["text"] = text
-    guidance["display"] = {
-        "all_grounded_wilson_low": fmt_percent(best_low),
-        "smallest_one_way": "none" if k is None else str(k),
-        "smallest_one_way_points": "n/a" if k is None else fmt_points(k / pairs).lstrip("+"),
-    }
-    return guidance
-
-
-def wilson_half_width(rate: float, n: int) -> float:
-    """Half the width of the 95% Wilson interval of ``n`` answers, ``rate`` of them grounded (rounded to a count)."""
-    low, high = wilson(math.floor(rate * n + 0.5), n, CONFIDENCE)
-    return (high - low) / 2.0
-
-
-def set_guidance(versions: Sequence[str] = SET_VERSIONS) -> list[dict]:
-    """What each fixed set can show at best, before any run is paid for (DR-009).
-
-    Per set: its size, the Wilson half-width at each of :data:`GUIDANCE_RATES`, and
-    the smallest paired difference two runs on it can show (:func:`small_sample_guidance`).
-    """
-    rows = []
-    for version in versions:
-        n = len(case_ids(version))
-        widths = [{"rate": rate, "half_width": wilson_half_width(rate, n),
-                   "text": f"±{fmt_points(wilson_half_width(rate, n)).lstrip('+')} points at {rate * 100:g}%"}
-                  for rate in GUIDANCE_RATES]
-        paired = small_sample_guidance(n)
-        k = paired["smallest_one_way"]
-        detectable = ("no difference can reach p < 0.05" if k is None else
-                      f"{paired['display']['smallest_one_way_points']} points ({k} cases one way, none the other)")
-        rows.append({
-            "eval_set_version": version,
-            "cases": n,
-            "half_widths": widths,
-            "smallest_one_way": k,
-            "smallest_one_way_points": paired["smallest_one_way_points"],
-            "text": (f"{set_label(version)}, {n} cases: the Wilson 95% interval is "
-                     f"{', '.join(w['text'] for w in widths)}; "
-                     f"the smallest difference two runs can show is {detectable}."),
-        })
-    return rows
-
-
-def _compare_sentence(a: int, b: int, c: int, d: int, low: float, high: float, p: float) -> str:
-    n = a + b + c + d
-    if n == 0:
-        return "No case has a counted answer in both runs, so there is nothing to compare yet."
-    k = smallest_detectable_discordant(n, ALPHA)
-    reach = max(abs(low), abs(high))
-    limits = f"{fmt_points(low)} to {fmt_points(high)} points"
-    if b + c == 0:
-        return (f"The runs agree on all {n} paired cases ({a} grounded in both, {d} in neither). That shows "
-                f"no difference on these searches, but the interval ({limits}) leaves room for a real "
-                f"difference of up to {reach * 100:.1f} points, and one run of each says nothing about how "
-                "much either varies from run to run.")
-    split = (f"The runs disagree on {b + c} of {n} paired cases: {b} grounded only by the first, "
-             f"{c} only by the second.")
-    if p < ALPHA:
-        return (f"{split} A split this uneven is unlikely if the two were equally good (exact McNemar "
-                f"p = {fmt_p(p)}); the difference is {fmt_points((b - c) / n)} points ({limits}). It holds "
-                "for these searches only, and one run of each does not show how much either varies.")
-    need = (f"at least {k} disagreements all one way are needed for p < {ALPHA:.2g}" if k is not None
-            else f"no split can reach p < {ALPHA:.2g}")
-    if low > 0.0 or high < 0.0:
-        return (f"{split} The interval ({limits}) leaves out zero, but the exact test does not reach "
-                f"p < {ALPHA:.2g} (p = {fmt_p(p)}): with {n} paired cases {need}, so treat the gap as a "
-                "hint, not as settled.")
-    return (f"{split} That is too few to tell them apart: with {n} paired cases {need}, and the interval "
-            f"({limits}) allows either run to be the better one.")
-
-
-def compare_report(run_a: Run, run_b: Run) -> dict:
-    """The paired comparison of two runs on the cases both have a counted answer for.
-
-    Differences are the first run's grounded share minus the second's; a case's
-    ``verdict`` says how the first run did against the second. Runs of different
-    sets are never compared, nor a run with itself (``ValueError``).
-    """
-    if run_a.run_id == run_b.run_id:
-        raise ValueError(SAME_RUN)
-    refuse_own_with_fixed(run_a.eval_set_version, run_b.eval_set_version)
-    if run_a.eval_set_version != run_b.eval_set_version:
-        raise ValueError(f"run {run_a.run_id} is of {run_a.eval_set_version} and run {run_b.run_id} of "
-                         f"{run_b.eval_set_version}; runs of different sets are never compared")
-    second = {c.case_id: c for c in run_b.cases}
-    rows, unpaired = [], []
-    a = b = c = d = 0
-    for first in run_a.cases:
-        other = second[first.case_id]
-        if first.status != CaseStatus.GRADED or other.status != CaseStatus.GRADED:
-            unpaired.append(first.case_id)
-            continue
-        one, two = first.outcome == Outcome.GROUNDED, other.outcome == Outcome.GROUNDED
-        a += one and two
-        b += one and not two
-        c += two and not one
-        d += not one and not two
-        rows.append({"case_id": first.case_id, "kind": case(first.case_id, run_a.eval_set_version).kind,
-                     "first": first.outcome, "second": other.outcome,
-                     "first_text": first.outcome.replace("_", " "), "second_text": other.outcome.replace("_", " "),
-                     "verdict": _verdict(first.outcome, other.outcome)})
-    n = a + b + c + d
-    difference, low, high = newcombe_paired(a, b, c, d, CONFIDENCE)
-    p = mcnemar_exact(b, c)
-    first_interval = list(wilson(a + b, n, CONFIDENCE)) if n else None
-    second_interval = list(wilson(a + c, n, CONFIDENCE)) if n else None
-    report = {
-        "first": run_a.run_id,
-        "second": run_b.run_id,
-        "eval_set_version": run_a.eval_set_version,
-        "settings": {"first": run_a.settings, "second": run_b.settings},
-        "paired": n,
-        "not_paired": unpaired,
-        "table": {"a": a, "b": b, "c": c, "d": d},
-        "first_grounded": a + b,
-        "second_grounded": a + c,
-        "first_interval": first_interval,
-        "second_interval": second_interval,
-        "difference": difference if n else None,
-        "interval": [low, high] if n else None,
-        "mcnemar_p": p,
-        "better": b,
-        "worse": c,
-        "same": a + d,
-        "cases": rows,
-        "guidance": small_sample_guidance(len(run_a.cases)),
-        "note": paired_disagreement_note(a, b, c, d, CONFIDENCE) if n else None,
-        "summary": _compare_sentence(a, b, c, d, low, high, p),
-    }
-    report["display"] = {
-        "first": fmt_share(a + b, n, first_interval),
-        "second": fmt_share(a + c, n, second_interval),
-        "difference": "no paired cases" if not n else
-        f"{fmt_points(difference)} points (95% CI {fmt_points(low)} to {fmt_points(high)})",
-        "mcnemar": f"exact McNemar p = {fmt_p(p)} ({b} against {c})",
-        "per_case": f"{b} better, {c} worse, {a + d} the same",
-    }
-    return report
-
-
-# --------------------------------------------------------------------------- text for the command line
-
-
 def format_run_report(report: dict) -> str:
     """The command line's text for :func:`run_report`'s dict."""
     shown = report["display"]
@@ -438,28 +247,4 @@ def format_run_report(report: dict) -> str:
             lines.append(f"      {'pass' if check['passed'] else 'FAIL'}  {check['name']}: {check['reason']}")
     if report["to_ask"]:
         lines.append(f"to ask on continue: {', '.join(report['to_ask'])}")
-    return "\n".join(lines)
-
-
-def format_compare_report(report: dict) -> str:
-    """The command line's text for :func:`compare_report`'s dict."""
-    shown = report["display"]
-    t = report["table"]
-    lines = [
-        f"first  {report['first']}: {shown['first']}",
-        f"second {report['second']}: {shown['second']}",
-        f"paired cases: {report['paired']}  (a both {t['a']}, b first only {t['b']}, c second only {t['c']}, "
-        f"d neither {t['d']})",
-        f"difference, first minus second: {shown['difference']}",
-        shown["mcnemar"],
-    ]
-    if report["not_paired"]:
-        lines.append(f"not paired (no counted answer in both): {', '.join(report['not_paired'])}")
-    lines.append("per case (first against second):")
-    lines.extend(f"  {r['case_id']}  {r['first']:<14} {r['second']:<14} {r['verdict']}"
-                 for r in report["cases"])
-    lines.append(report["summary"])
-    if report["note"]:
-        lines.append(report["note"])
-    lines.append(report["guidance"]["text"])
     return "\n".join(lines)

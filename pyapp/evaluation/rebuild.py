@@ -1,0 +1,246 @@
+"""Runs rebuilt from the audit log by the rules of :mod:`pyapp.evaluation.runs` (DR-006): in one pass over
+a log, or kept up to date as entries are appended (:class:`RunIndex`, for the worker)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pyapp.auditlog.validation import validate_entry
+from pyapp.core.collector import gc_paused
+from pyapp.core.vocabulary import CaseStatus, EntryType, Outcome
+from pyapp.evaluation.evalset import (
+    EVAL_SET_VERSION,
+    case_ids,
+    is_known_set,
+)
+from pyapp.evaluation.grader import Grader
+from pyapp.evaluation.own_cases import OwnCases
+from pyapp.evaluation.runs import CallNote, CaseResult, Decision, Rebuilt, Run
+
+MAX_PROBLEMS_KEPT = 20
+
+
+def rebuild(entries: Iterable[dict], *, validated: bool = False, grader: Grader | None = None) -> Rebuilt:
+    """Every run in ``entries`` (an audit log), oldest first, and the corrupt entries skipped.
+
+    The result is a sequence of :class:`Run` (``len``, index, iterate) that also
+    carries ``.runs``, ``.skipped`` and ``.problems``. ``validated=True`` skips
+    :func:`pyapp.auditlog.entries.validate_entry` for entries :func:`pyapp.evaluation.export.parse_import`
+    has just checked. The cases' grades come from ``grader`` (a new one when None).
+    """
+    return RunIndex(grader or Grader(), validated=validated).add(entries).rebuilt()
+
+
+class RunIndex:
+    """The log's entries grouped by run, fed in log order as the log grows (DR-006).
+
+    A run is built when first asked for and kept until an entry of its own (or a
+    verdict on one of its calls) arrives, so showing one run's detail builds that
+    run alone, and a log read once need not be regrouped when entries are added.
+    """
+
+    def __init__(self, grader: Grader, *, validated: bool = False) -> None:
+        self.grader = grader
+        self.validated = validated
+        self.skipped = 0
+        self.run_calls = 0  # call entries that belong to a run
+        self.problems: list[str] = []
+        self._added = 0
+        self._seen: set[str] = set()
+        self._by_run: dict[str, list[tuple[str, int, dict]]] = {}
+        self._run_of_call: dict[str, str] = {}
+        self._decided: dict[str, str] = {}  # call id -> time of its latest verdict
+        self._decisions: dict[str, Decision] = {}  # call id -> its latest verdict
+        self._built: dict[str, Run] = {}
+        self.own = OwnCases()  # the visitor's own cases (pyapp.evaluation.own_cases)
+
+    def add(self, entries: Iterable[dict]) -> RunIndex:
+        """Take the entries that follow the ones already added; returns the index itself."""
+        with gc_paused():
+            for entry in entries:
+                self._add(entry)
+        return self
+
+    def _add(self, entry: dict) -> None:
+        index = self._added
+        self._added += 1
+        reasons = [] if self.validated else validate_entry(entry)
+        if not reasons and entry["id"] in self._seen:
+            reasons = ["id: appears earlier in the log"]
+        if reasons:
+            self.skipped += 1
+            if len(self.problems) < MAX_PROBLEMS_KEPT:
+                ident = entry.get("id") if isinstance(entry, dict) else None
+                label = f"entry {index + 1}" + (f" (id {str(ident)[:64]})" if isinstance(ident, str) else "")
+                self.problems.append(f"{label}: {'; '.join(reasons)}")
+            return
+        self._seen.add(entry["id"])
+        kind = entry["type"]
+        if kind == EntryType.DECISION:
+            call_id = entry["call_id"]
+            previous = self._decided.get(call_id)
+            if previous is None or entry["time"] >= previous:
+                self._decided[call_id] = entry["time"]
+                self._decisions[call_id] = Decision(entry["id"], entry["helpful"], entry["note"])
+                self._built.pop(self._run_of_call.get(call_id, ""), None)
+            return
+        if kind == EntryType.RATING:
+            return  # ratings are read by pyapp.evaluation.agreement; they change no run
+        if kind == EntryType.PLAN:  # about configurations, not a run (pyapp.evaluation.plans)
+            return
+        if kind == EntryType.OWN_CASE:  # a new state of the visitor's set: runs of it may now be rebuilt
+            if self.own.add(entry):
+                self._built.clear()
+            return
+        run_id = entry["run_id"]
+        if run_id is None:
+            return
+        if kind == EntryType.CALL:
+            self.run_calls += 1
+        self._run_of_call[entry["id"]] = run_id
+        self._by_run.setdefault(run_id, []).append((entry["time"], index, entry))
+        self._built.pop(run_id, None)
+
+    def run(self, run_id: str) -> Run:
+        """One run, built from its own entries only."""
+        built = self._built.get(run_id)
+        if built is not None:
+            return built
+        items = self._by_run.get(run_id)
+        if items is None:
+            return self.rebuilt().run(run_id)  # says which runs there are
+        with gc_paused():
+            built = _build_run(run_id, sorted(items, key=_when), self.grader, self._decisions)
+        self._built[run_id] = built
+        return built
+
+    def rebuilt(self) -> Rebuilt:
+        """Every run, oldest first (by start, then id)."""
+        runs = sorted((self.run(run_id) for run_id in self._by_run), key=lambda r: (r.started, r.run_id))
+        return Rebuilt(tuple(runs), self.skipped, tuple(self.problems))
+
+
+def _when(item: tuple[str, int, dict]) -> tuple[str, int]:
+    return item[0], item[1]
+
+
+def _settings_key(settings: dict) -> tuple:
+    # Values compare by ==, so 0 and 0.0 (a number that went through JavaScript) are the same setting.
+    return tuple(sorted(settings.items(), key=lambda item: item[0]))
+
+
+def _one_note_per_cancel(notes: list[CallNote], stopped_call: dict[str, str]) -> list[CallNote]:
+    """The notes without a cancel entry whose stopped call is itself noted as cancelled: one click, one note."""
+    noted = {note.entry_id for note in notes}
+    return [note for note in notes if stopped_call.get(note.entry_id) not in noted]
+
+
+def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
+               decisions: dict[str, Decision]) -> Run:
+    counted: dict[str, dict] = {}
+    # The latest event of a case that has no counted answer: (status, CallNote).
+    pending: dict[str, tuple[CaseStatus, CallNote]] = {}
+    calls_per_case: dict[str, int] = {}
+    infra: list[CallNote] = []
+    stale: list[CallNote] = []
+    cancelled: list[CallNote] = []
+    stopped_call: dict[str, str] = {}  # cancel entry id -> the id of the call it stopped
+    repeats: list[CallNote] = []
+    settings_seen: dict[tuple, dict] = {}
+    first_settings: dict | None = None
+    calls = input_tokens = output_tokens = 0
+    run_set = next((e["eval_set_version"] for _, _, e in items
+                    if e["type"] == EntryType.CALL and is_known_set(e["eval_set_version"])), EVAL_SET_VERSION)
+    models: set[str] = set()
+    fingerprints: set[str] = set()
+    for time, _, entry in items:
+        case_id = entry["case_id"]
+        if entry["type"] == EntryType.CANCEL:
+            note = CallNote(entry["id"], case_id, time, "cancelled by the visitor")
+            cancelled.append(note)
+            if entry["call_id"] is not None:
+                stopped_call[entry["id"]] = entry["call_id"]
+            if case_id not in counted:
+                pending[case_id] = (CaseStatus.CANCELLED, note)
+            continue
+        calls += 1
+        calls_per_case[case_id] = calls_per_case.get(case_id, 0) + 1
+        input_tokens += entry["input_tokens"] or 0
+        output_tokens += entry["output_tokens"] or 0
+        if entry.get("model_reported"):  # older entries lack the key (DR-008)
+            models.add(entry["model_reported"])
+        if entry.get("system_fingerprint"):
+            fingerprints.add(entry["system_fingerprint"])
+        settings = entry["settings"]
+        settings_seen.setdefault(_settings_key(settings), settings)
+        if first_settings is None:
+            first_settings = settings
+        outcome = entry["outcome"]
+        if outcome == Outcome.INFRA_FAILURE:
+            note = CallNote(entry["id"], case_id, time, _failure_text(entry))
+            infra.append(note)
+            if case_id not in counted:
+                pending[case_id] = (CaseStatus.INFRA_FAILURE, note)
+            continue
+        if outcome == Outcome.CANCELLED:
+            note = CallNote(entry["id"], case_id, time, "cancelled while the call was running")
+            cancelled.append(note)
+            if case_id not in counted:
+                pending[case_id] = (CaseStatus.CANCELLED, note)
+            continue
+        reason = grader.stale_reason(entry, run_set)
+        if reason is not None:
+            note = CallNote(entry["id"], case_id, time, reason)
+            stale.append(note)
+            if case_id not in counted:
+                pending[case_id] = (CaseStatus.STALE, note)
+            continue
+        if case_id in counted:
+            repeats.append(CallNote(entry["id"], case_id, time,
+                                    f"{case_id} already has the answer of call {counted[case_id]['id']}"))
+            continue
+        counted[case_id] = entry
+        pending.pop(case_id, None)
+    results = []
+    for case_id in case_ids(run_set):
+        calls_here = calls_per_case.get(case_id, 0)
+        if case_id in counted:
+            e = counted[case_id]
+            results.append(CaseResult(
+                case_id, CaseStatus.GRADED, e["id"], e["answer_ms"], e["total_ms"], e["outcome"], calls_here,
+                decision=decisions.get(e["id"]), answer=e["answer"], stop=e["stop"], grader=grader,
+                eval_set_version=run_set,
+            ))
+        elif case_id in pending:
+            status, note = pending[case_id]
+            results.append(CaseResult(case_id, status, entry_id=note.entry_id, calls=calls_here,
+                                      detail=note.reason))
+        else:
+            results.append(CaseResult(case_id, CaseStatus.NEVER_ASKED, calls=calls_here))
+    seen = [settings_seen[k] for k in sorted(settings_seen, key=repr)]
+    return Run(
+        run_id=run_id,
+        eval_set_version=run_set,
+        started=items[0][0],
+        last=items[-1][0],
+        settings=first_settings,
+        mixed_settings=len(seen) > 1,
+        settings_seen=tuple(seen),
+        cases=tuple(results),
+        calls=calls,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        infrastructure_failures=tuple(infra),
+        stale=tuple(stale),
+        cancelled=tuple(_one_note_per_cancel(cancelled, stopped_call)),
+        repeats=tuple(repeats),
+        models_reported=tuple(sorted(models)),
+        fingerprints=tuple(sorted(fingerprints)),
+    )
+
+
+def _failure_text(entry: dict) -> str:
+    status = entry["status"]
+    head = entry["error"] + (f" (HTTP {status})" if status is not None else "")
+    message = entry["message"]
+    return f"{head}: {message}" if message else head
