@@ -3,7 +3,7 @@
     python bench/bench_engines.py [--runs 3]
 
 Builds the site, serves it on 127.0.0.1 with the built-in server, and drives each
-engine through tests/engines.py, as the tests do. Every run starts the engine afresh
+engine through tests/support/engines.py, as the tests do. Every run starts the engine afresh
 with an empty profile and reads the page's own ``python-ready`` mark; a reload in the
 same page gives the warm figure. Chromium (Playwright) gets a fresh context
 in one launched browser rather than a new process. Prints min / median / max per engine.
@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests")]
+sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests"), str(HERE.parent / "tests" / "support")]
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 

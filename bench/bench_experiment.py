@@ -4,7 +4,7 @@ Usage: ``python3 bench/bench_experiment.py [--repeats 5] [--seed 2026] [--querie
 
 Each repeat starts cold: the trees and the bootstrap's index draws are dropped first, as
 in a fresh worker. Pyodide runs in a Web Worker in Debian's Chromium on the built site,
-loading the wheels the site loads (``tests/pyodide_harness.py``). Prints min / median /
+loading the wheels the site loads (``tests/support/pyodide_harness.py``). Prints min / median /
 max in seconds, side by side, and checks that both give the same figures (digest).
 """
 
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "support")]
 
 # One function, run the same way by both interpreters: the seconds of each cold run and the figures' digest.
 WORKLOAD = """

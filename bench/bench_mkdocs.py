@@ -27,9 +27,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from bench_build import generated_project  # noqa: E402
-
 import build  # noqa: E402
+from bench_build import generated_project  # noqa: E402
 from stats_util import summary  # noqa: E402
 
 MKDOCS_YML = """site_name: K-d Tree Explorer

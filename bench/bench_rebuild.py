@@ -10,7 +10,7 @@ distinct, so the grading cache never helps on a first rebuild), about 15% with
 one wrong claim, some truncated or invalid answers, infrastructure failures,
 cancellations and repeated calls. For each size the script times, on CPython,
 under Pyodide in node, and under the site's own Pyodide in a Web Worker in
-Chromium (``tests/pyodide_harness.py``, the way the page runs it):
+Chromium (``tests/support/pyodide_harness.py``, the way the page runs it):
 
 - :func:`pyapp.evaluation.export.parse_import` of the JSON export (the import path);
 - :func:`pyapp.evaluation.rebuild.rebuild` of the log as stored (every entry validated), and
@@ -51,10 +51,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "support"), str(ROOT / "bench")]
 
 from eval_helpers import call, cancel  # noqa: E402
-
 from pyapp.evaluation.evalset import case, case_facts, case_ids, case_search  # noqa: E402
 from pyapp.evaluation.export import export_json  # noqa: E402
 from pyodide_harness import pyodide_available, run_in_node  # noqa: E402

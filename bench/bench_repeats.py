@@ -27,11 +27,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "support"), str(ROOT / "bench")]
 
 from bench_rebuild import synthetic_log  # noqa: E402
 from eval_helpers import full_run  # noqa: E402
-
 from pyapp.evaluation.evalset import case_ids  # noqa: E402
 from pyapp.evaluation.export import export_json  # noqa: E402
 from pyodide_harness import pyodide_available, run_in_node  # noqa: E402

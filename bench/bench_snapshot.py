@@ -27,12 +27,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path[:0] = [str(HERE.parent / "tests"), str(HERE.parent / "tests" / "support")]
 
-from bench_pyc import BARE_FILES, profiles_in_turn, with_before  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from bench_boot import new_tab  # noqa: E402
+from bench_pyc import BARE_FILES, profiles_in_turn, with_before  # noqa: E402
 from served_site import build_and_serve  # noqa: E402
 from stats_util import summary  # noqa: E402
 

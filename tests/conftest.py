@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import subprocess
 import sys
 import threading
 import types
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import build
+from cli_run import FINGERPRINT_AFTER, KEY, run_cli, start_fake, stop_fake
 from pyapp.browser import log_cache
 from serve import SiteHandler, make_server
 
@@ -233,3 +235,45 @@ def worker(monkeypatch: pytest.MonkeyPatch) -> WorkerStandIn:
     monkeypatch.setattr(log_cache, "LOG", log_cache.LogCache())  # each test's worker starts with nothing read
     log_cache.grader.cache_clear()  # and nothing graded
     return stand_in
+
+
+# Shared by the explorer's tests of the walkthrough and of the key (one explorer page per module).
+@pytest.fixture(scope="module")
+def ui(browser, site):
+    from explorer_page import Explorer  # explorer_page imports this module
+
+    explorer = Explorer(browser, site)
+    yield explorer
+    explorer.context.close()
+
+
+@pytest.fixture(scope="module")
+def ui_unrouted(browser, site):
+    """A context without any route: once a context intercepts anything, Playwright answers every CORS
+    preflight in it by itself, and a real server would never see one."""
+    from explorer_page import Explorer
+
+    explorer = Explorer(browser, site, routed=False)
+    yield explorer
+    explorer.context.close()
+
+
+# Shared by the tests of python -m pyapp run and of its log in the page.
+@pytest.fixture(scope="module")
+def fake_server() -> Iterator[str]:
+    process, base_url = start_fake("--wrong-every", "3", "--fingerprint-after", str(FINGERPRINT_AFTER))
+    try:
+        assert base_url.startswith("http://127.0.0.1:"), base_url
+        yield base_url
+    finally:
+        stop_fake(process)
+
+
+@pytest.fixture(scope="module")
+def terminal_log(fake_server, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    log = tmp_path_factory.mktemp("run") / "runs.jsonl"
+    done = run_cli("run", "--provider", "openai-compatible", "--model", "fake-model", "--base-url", fake_server,
+                   "--runs", "2", "--log", str(log), "--key-env", "LOCAL_KEY", "--price-in", "1", "--price-out", "2",
+                   env={"LOCAL_KEY": KEY})
+    assert done.returncode == 0, done.stderr
+    return log, done

@@ -11,8 +11,8 @@ correctly rounded on every Python), which is what the distance tolerance in
 ``pyapp.explanation.checks`` is derived from.
 
 Any change to the text or layout below must come with a new ``PROMPT_VERSION``;
-``tests/test_prompt.py`` pins the fingerprint of the current version
-(``tests/explain_samples.py``).
+``tests/explanation/test_prompt.py`` pins the fingerprint of the current version
+(``tests/support/explain_samples.py``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,135 @@
+"""The worker keeps the audit log parsed and its runs indexed between reads (pyapp.browser.log_cache, DR-006).
+
+The worker's JavaScript modules are stood in for (``worker`` in conftest.py): ``worker.stored``
+is the IndexedDB store, so writing to it directly is what another tab's append looks like.
+"""
+
+from __future__ import annotations
+
+import json
+
+from eval_helpers import call, decision, full_run
+from live_call import run_async
+from pyapp.browser import worker_io
+from pyapp.core import strict_json
+from pyapp.evaluation import rebuild as rebuilds
+from pyapp.evaluation.rebuild import rebuild
+from pyapp.presentation.report import runs_overview
+from worker_views import CORRUPT_RECORDS, counting, fresh_views, handle, store, views
+
+EXPLORER_SEARCH = {"order": "file", "kind": "nearest", "lon": 24.94, "lat": 60.17, "radius": None}
+
+
+def test_each_record_is_parsed_once_and_new_ones_from_any_writer_are_read(worker, monkeypatch):
+    store(worker, full_run("run-a"))
+    texts = counting(monkeypatch, strict_json, "loads")  # grading parses answers with it too
+
+    def parsed() -> list[str]:
+        return [text for text in texts if text.startswith('{"format"')]
+
+    first = handle("eval_overview")
+    assert len(parsed()) == 20 and [r["run_id"] for r in first["runs"]] == ["run-a"]
+    handle("run_detail", run_id="run-a")
+    handle("audit_log")
+    assert len(parsed()) == 20  # the detail and the list reuse what the overview read
+    store(worker, full_run("run-b", start=100.0))  # another tab appends
+    run_async(worker_io.append_entries([call(None, "C01", time=200.0, search=EXPLORER_SEARCH)]))  # this worker appends
+    overview = handle("eval_overview")
+    assert len(parsed()) == 41
+    assert [r["run_id"] for r in overview["runs"]] == ["run-b", "run-a"] and overview["calls"] == 40
+    assert len(handle("audit_log")["calls"]) == 41
+
+
+def test_a_cleared_store_is_read_again_from_the_start(worker):
+    store(worker, full_run("run-a"))
+    assert [r["run_id"] for r in handle("eval_overview")["runs"]] == ["run-a"]
+    worker.stored = ["{not json"]
+    store(worker, full_run("run-b"))
+    overview = handle("eval_overview")
+    assert [r["run_id"] for r in overview["runs"]] == ["run-b"] and overview["corrupt"] == 1
+
+
+def test_a_runs_detail_builds_that_run_alone_and_only_again_after_its_own_entries(worker, monkeypatch):
+    a, b = full_run("run-a"), full_run("run-b", start=100.0)
+    store(worker, a + b)
+    built = []
+    build_run = rebuilds._build_run
+    monkeypatch.setattr(rebuilds, "_build_run", lambda run_id, *rest: built.append(run_id) or build_run(run_id, *rest))
+    handle("run_detail", run_id="run-b")
+    assert built == ["run-b"]
+    handle("eval_overview")
+    assert built == ["run-b", "run-a"]
+    store(worker, [decision(a[0]["id"], False, "not helpful", time=300.0)])
+    detail = handle("run_detail", run_id="run-b")
+    assert built == ["run-b", "run-a"] and detail["cases"][0]["outcome"] == "grounded"
+    handle("run_detail", run_id="run-a")
+    assert built == ["run-b", "run-a", "run-a"]  # the verdict is on a call of run-a
+
+
+def test_the_kept_index_gives_the_same_runs_as_a_rebuild_from_scratch(worker):
+    entries = full_run("run-a") + full_run("run-b", start=100.0, grounded=set())
+    store(worker, entries[:25])
+    handle("eval_overview")
+    store(worker, entries[25:] + [entries[3]])  # the last one repeats an id: skipped
+    overview = handle("eval_overview")
+    fresh = rebuild(entries + [entries[3]])
+    expected = runs_overview(sorted(fresh.runs, key=lambda run: run.started, reverse=True))
+    assert overview["runs"] == json.loads(json.dumps(expected)) and overview["corrupt"] == fresh.skipped == 1
+
+
+def corrupted(entry: dict, how: str) -> str:
+    """``entry`` as a stored text spoiled in one way a valid-looking record can be."""
+    if how == "huge id":
+        return json.dumps({**entry, "input_tokens": 2**60})
+    if how == "lone surrogate":
+        return json.dumps({**entry, "message": "\ud800"})
+    if how == "nested":
+        return json.dumps({**entry, "settings": {**entry["settings"], "model": [[[[[[[[["m"]]]]]]]]]}})
+    return json.dumps(entry).replace('"format": 1', '"format": 1, "format": 1', 1)  # a repeated key
+
+
+def test_the_kept_log_equals_a_fresh_read_after_appends_an_import_and_corrupt_records(worker, monkeypatch):
+    import base64
+
+    from pyapp.evaluation.export import export_json
+
+    a = full_run("run-a", grounded={"C01", "C02", "C03"})
+    b = full_run("run-b", start=100.0, grounded=set())
+    c = full_run("run-c", start=200.0)
+    store(worker, a[:12])
+    worker.stored.extend(CORRUPT_RECORDS[:3])
+    handle("eval_overview")  # the log is read and kept
+    run_async(worker_io.append_entries(a[12:]))  # the worker's own appends
+    handle("record_decision", call_id=a[0]["id"], helpful=False, note="not helpful")
+    worker.stored.extend(CORRUPT_RECORDS[3:] + [corrupted(c[0], how) for how in
+                                                ("huge id", "lone surrogate", "nested", "repeated key")])
+    store(worker, b[:5])  # another tab's appends
+    handle("run_detail", run_id="run-b")
+    data = base64.b64encode(export_json(a + b).encode()).decode()
+    assert handle("import_audit", data=data) == {"added": 15, "skipped": 25}
+    kept = views(["run-a", "run-b"])
+    assert kept == fresh_views(monkeypatch, ["run-a", "run-b"])
+    assert kept["overview"]["corrupt"] == kept["audit"]["corrupt"] == len(CORRUPT_RECORDS) + 4
+    expected = rebuild([json.loads(text) for text in worker.stored if text.startswith('{"format": 1, "id"')])
+    assert [r["run_id"] for r in kept["overview"]["runs"]] == ["run-b", "run-a"]
+    assert kept["overview"]["runs"] == json.loads(json.dumps(runs_overview(sorted(
+        expected.runs, key=lambda run: run.started, reverse=True))))
+    assert kept["details"][0]["cases"][0]["decision"]["note"] == "not helpful"
+
+
+def test_continuing_a_run_takes_it_from_the_kept_log_and_builds_no_other_run(worker, monkeypatch):
+    from fake_transport import KEY, SETTINGS, respond_as_provider
+
+    store(worker, full_run("run-a", settings=SETTINGS.to_dict()))
+    store(worker, full_run("run-b", start=100.0, settings=SETTINGS.to_dict())[:8])
+    handle("eval_overview")
+    texts = counting(monkeypatch, strict_json, "loads")
+    built = []
+    build_run = rebuilds._build_run
+    monkeypatch.setattr(rebuilds, "_build_run", lambda run_id, *rest: built.append(run_id) or build_run(run_id, *rest))
+    worker.respond = respond_as_provider
+    result = handle("run_eval", run_id="run-b", settings=SETTINGS.to_dict(), api_key=KEY)
+    assert result["stopped"] is None and len(worker.stored) == 40
+    assert not [text for text in texts if text.startswith('{"format"')], "no stored record is parsed again"
+    assert "run-a" not in built, "the run to continue comes from the index; no other run is built"
+    assert [c["status"] for c in handle("run_detail", run_id="run-b")["cases"]] == ["graded"] * 20

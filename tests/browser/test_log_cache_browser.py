@@ -1,0 +1,84 @@
+"""In Chromium: the /ai-eval/ runs list follows the log as it grows, in this tab and from another (DR-006).
+
+The worker keeps the log it has read (``pyapp.browser.log_cache.LogCache``); these tests append to the
+real IndexedDB store through the page's import, in the same tab and in a second one, and
+check the list against ``python -m pyapp report`` on the same entries.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from browser_storage import ADD_ROWS
+from eval_helpers import full_run
+from eval_page import ANTHROPIC, DUMP_DB, FakeAnthropic, cli, import_run, listed, open_eval, reported, start_run
+from pyapp.auditlog.validation import validate_entry
+from pyapp.evaluation.export import export_json
+from worker_views import CORRUPT_RECORDS
+
+pytestmark = pytest.mark.browser
+
+
+def test_runs_list_follows_appends_from_this_tab_and_another(context, site, tmp_path):  # noqa: F811
+    first = full_run("run-cache-1", grounded=set())
+    second = full_run("run-cache-2", start=500.0)
+    third = full_run("run-cache-3", start=1000.0, grounded={"C01", "C02"})
+    tab_a = open_eval(context, site)
+    tab_b = open_eval(context, site)
+    import_run(tab_a, tmp_path, first, "first")
+    tab_a.wait_for_selector("#runs tr[data-run='run-cache-1']")
+    import_run(tab_a, tmp_path, second, "second")  # the worker's own append, after its log was read
+    tab_a.wait_for_selector("#runs tr[data-run='run-cache-2']")
+    shown = listed(tab_a)
+    assert set(shown) == {"run-cache-1", "run-cache-2"}
+    assert {run: text.split()[0] for run, text in shown.items()} == reported(tab_a, tmp_path)
+
+    import_run(tab_b, tmp_path, third, "third")  # another tab's append, behind tab A's back
+    import_run(tab_a, tmp_path, first, "first", already=20)  # nothing new, so tab A only reads the log again
+    tab_a.wait_for_selector("#runs tr[data-run='run-cache-3']")
+    shown = listed(tab_a)
+    assert set(shown) == {"run-cache-1", "run-cache-2", "run-cache-3"}
+    assert {run: text.split()[0] for run, text in shown.items()} == reported(tab_a, tmp_path)
+    assert json.loads(tab_a.inner_text("#runs-message").split()[4]) == 60  # "3 runs rebuilt from 60 logged calls"
+
+
+def valid_stored(page) -> list[dict]:
+    """The store's entries that are entries (what ``python -m pyapp`` reads from an export of them)."""
+    kept = []
+    for text in page.evaluate(DUMP_DB):
+        try:
+            entry = json.loads(text) if isinstance(text, str) else None
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(entry, dict) and not validate_entry(entry):
+            kept.append(entry)
+    return kept
+
+
+def shown(page) -> tuple[dict[str, str], str, str]:
+    """The runs list, its message and the newest run's detail, as the page shows them."""
+    page.wait_for_selector("#run-detail[data-run]")
+    return listed(page), page.inner_text("#runs-message"), page.inner_text("#run-detail")
+
+
+def test_a_tab_that_kept_its_log_shows_what_a_new_tab_reads_after_a_run_imports_and_corrupt_records(
+        context, site, tmp_path):
+    context.route(ANTHROPIC, FakeAnthropic(wrong={"C04", "C11"}))
+    first = full_run("run-kept-1", grounded={"C01", "C02", "C03"})
+    second = full_run("run-kept-2", start=500.0, grounded=set())
+    tab_a = open_eval(context, site)
+    import_run(tab_a, tmp_path, first, "first")  # tab A has now read and kept the log
+    tab_a.evaluate(ADD_ROWS, [{"json": text} for text in CORRUPT_RECORDS] + [{"other": 1}])
+    assert "has an answer for every case" in start_run(tab_a)  # twenty entries the worker writes itself
+    import_run(tab_a, tmp_path, second, "second")
+    kept = shown(tab_a)
+    fresh = shown(open_eval(context, site))  # a new worker reads the whole store
+    assert kept == fresh
+    runs, message, _ = kept
+    assert len(runs) == 3 and f"{len(CORRUPT_RECORDS) + 1} unreadable audit entries were skipped" in message
+    path = tmp_path / "valid.json"
+    path.write_text(export_json(valid_stored(tab_a)))
+    assert {run: text.split()[0] for run, text in runs.items()} == {
+        r["run_id"]: f"{r['grounded']}/{r['graded']}" for r in cli("report", str(path), "--json")}

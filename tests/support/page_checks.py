@@ -1,0 +1,27 @@
+"""What every page is checked for at phone and desktop widths: axe's violations and sideways overflow."""
+
+from __future__ import annotations
+
+import build
+
+AXE = build.ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+
+OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+
+RUN_AXE = """async () => {
+  const result = await axe.run(document, {resultTypes: ["violations"]});
+  return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join("; ")})`);
+}"""
+
+
+WIDTHS = (360, 390, 768, 1024, 1280, 1440)
+
+
+def overflow_by_width(page) -> dict[int, int]:
+    found = {}
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 800})
+        found[width] = page.evaluate(OVERFLOW)
+    return {width: extra for width, extra in found.items() if extra > 0}
