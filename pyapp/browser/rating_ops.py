@@ -40,8 +40,9 @@ async def record_rating(call_id: str, rater: str, answers: dict, note: str = "")
 async def agreement() -> dict:
     """The agreement figures of the whole log as the page's tables, and the text ``python -m pyapp agreement``
     prints for them."""
-    from pyapp.evaluation.agreement import agreement_report, format_agreement_report
+    from pyapp.evaluation.agreement import agreement_report
     from pyapp.presentation.agreement_tables import agreement_tables
+    from pyapp.presentation.agreement_text import format_agreement_report
 
     log = await log_cache.LOG.refresh()
     report = agreement_report(log.entries, list(log.runs().rebuilt()))

@@ -6,7 +6,8 @@ import argparse
 import json
 
 from pyapp.cli.inputs import read_entries
-from pyapp.evaluation.agreement import agreement_report, format_agreement_report
+from pyapp.evaluation.agreement import agreement_report
+from pyapp.presentation.agreement_text import format_agreement_report
 
 
 def add(sub: argparse._SubParsersAction) -> None:

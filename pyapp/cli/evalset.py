@@ -9,9 +9,8 @@ from pyapp.cli.inputs import add_set_option, resolve_set
 from pyapp.evaluation.evalset import (
     evalset_summary,
     evalset_table,
-    is_own_set,
 )
-from pyapp.evaluation.own_cases import set_label
+from pyapp.presentation.terminal_text import format_evalset
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -30,24 +29,3 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(format_evalset(table, summary))
     return 0
-
-
-def format_evalset(table: list[dict], summary: dict) -> str:
-    """The set as text: one block per case, then how many traces are cut."""
-    version = summary["eval_set_version"]
-    drawn = f"{set_label(version)}: {summary['cases']} cases" if is_own_set(version) else (
-        f"{version}, seed {summary['seed']}: {summary['cases']} cases")
-    lines = [drawn]
-    for row in table:
-        radius = "" if row["radius"] is None else f"  radius {row['radius']:g}"
-        cut = f"  cut to {row['steps_sent']}" if row["over_limit"] else ""
-        lines.append(
-            f"{row['case_id']}  {row['kind']:<13} {row['order']:<12} ({row['lon']:.7f}, {row['lat']:.7f})"
-            f"{radius}  {row['steps']} steps{cut}, {row['results']} result(s)"
-        )
-        lines.append(f"     {row['why_it_matters']}")
-    lines.append(
-        f"{summary['over_limit']} of {summary['cases']} traces are longer than the {summary['max_steps']} "
-        f"steps a prompt sends; one run sends {summary['prompt_chars']:,} characters of prompts."
-    )
-    return "\n".join(lines)

@@ -11,7 +11,7 @@ from pyapp.evaluation.evalset import (
     case,
     case_prompt,
 )
-from pyapp.explanation.prompt import Prompt
+from pyapp.presentation.terminal_text import format_prompt
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -29,14 +29,3 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(format_prompt(args.case, prompt))
     return 0
-
-
-def format_prompt(case_id: str, prompt: Prompt) -> str:
-    """A header line, then the system text and the user text, each under a marker line of its own.
-
-    Both texts are printed exactly; a line break is added after one only if it lacks one.
-    """
-    parts = [f"# {case_id}: prompt {prompt.version}, sha256 {prompt.hash}\n"]
-    for marker, text in (("=== system ===", prompt.system), ("=== user ===", prompt.user)):
-        parts.append(marker + "\n" + text + ("" if text.endswith("\n") else "\n"))
-    return "".join(parts)

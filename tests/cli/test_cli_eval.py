@@ -12,12 +12,12 @@ import pytest
 
 from eval_helpers import call, full_run
 from pyapp.cli.main import main
-from pyapp.cli.prompt import format_prompt
 from pyapp.evaluation.evalset import case, case_prompt, evalset_summary, evalset_table
 from pyapp.evaluation.export import export_json
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.presentation.report import run_report
 from pyapp.presentation.run_comparison import compare_report
+from pyapp.presentation.terminal_text import format_prompt
 
 ROOT = Path(__file__).resolve().parents[2]
 IDS = [f"C{i:02d}" for i in range(1, 21)]

@@ -14,9 +14,10 @@ from sklearn.metrics import cohen_kappa_score
 
 from eval_helpers import call, full_run, rating
 from pyapp.cli.main import main
-from pyapp.evaluation.agreement import FEW_ANSWERS, agreement_report, cohen_kappa, format_agreement_report, kappa_note
+from pyapp.evaluation.agreement import FEW_ANSWERS, agreement_report, cohen_kappa, kappa_note
 from pyapp.evaluation.export import export_json, parse_import
 from pyapp.evaluation.stats import z_value
+from pyapp.presentation.agreement_text import format_agreement_report
 
 Z = z_value(0.95)
 
