@@ -36,11 +36,10 @@ import jinja2
 
 import offline
 import precompressed
-import pyapp_wheel
 import stdlib_pyc
 from file_digests import FileDigests, KeptEntries, write_atomically
 from hosting import CSP, host_files
-from pyapp_wheel import build_wheel  # noqa: F401 (build.build_wheel: the wheel zipped afresh, for the tests)
+from sitegen import wheel as pyapp_wheel
 
 ROOT = Path(__file__).resolve().parent
 SITE_TITLE = "K-d Tree Explorer"

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import build
 from conftest import CHROMIUM, CHROMIUM_ARGS
-from pyapp_wheel import build_wheel
 from serve import make_server
+from sitegen.wheel import build_wheel
 
 REPO = Path(__file__).resolve().parent.parent
 PYODIDE = REPO / "node_modules" / "pyodide" / "pyodide.mjs"

@@ -21,6 +21,7 @@ import pytest
 
 import build
 import hosting
+from sitegen.wheel import build_wheel
 
 RECORD = """---
 id: {id}
@@ -603,10 +604,10 @@ def test_the_documents_cache_is_keyed_by_the_markdown_code_and_the_libraries_ver
 
 def test_a_changed_package_file_or_project_version_makes_a_new_wheel(project, tmp_path):
     first = build.build(project, tmp_path / "a")
-    assert first["app/small_site-0.1-py3-none-any.whl"] == build.build_wheel(project)[1]
+    assert first["app/small_site-0.1-py3-none-any.whl"] == build_wheel(project)[1]
     (project / "pyapp" / "__init__.py").write_text("__version__ = '1'\n", encoding="utf-8")
     second = build.build(project, tmp_path / "b")["app/small_site-0.1-py3-none-any.whl"]
-    assert second != first["app/small_site-0.1-py3-none-any.whl"] and second == build.build_wheel(project)[1]
+    assert second != first["app/small_site-0.1-py3-none-any.whl"] and second == build_wheel(project)[1]
     rewrite(project / "pyproject.toml", 'version = "0.1"', 'version = "0.2"')
     third = build.build(project, tmp_path / "c")
     assert "app/small_site-0.2-py3-none-any.whl" in third and "app/small_site-0.1-py3-none-any.whl" not in third

@@ -11,7 +11,7 @@ from pathlib import Path
 from test_build import SMALL_PYPROJECT
 
 import build
-from pyapp_wheel import build_wheel
+from sitegen.wheel import build_wheel
 
 FILES = {
     "pyapp/__init__.py": True,

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-FOLDERS = ("pyapp", "tests", "site_src", "bench", "tools", "decisions", ".ci")
+FOLDERS = ("pyapp", "sitegen", "tests", "site_src", "bench", "tools", "decisions", ".ci")
 SUFFIXES = {".py", ".mjs", ".js", ".html", ".md", ".j2", ".css", ".toml"}
 SOURCES = sorted(
     [path for path in REPO.iterdir() if path.is_file() and (path.suffix in SUFFIXES or path.name == "Makefile")]

@@ -17,6 +17,7 @@ import pytest
 import build
 import stdlib_pyc
 from pyodide_harness import run_in_node
+from sitegen.wheel import build_wheel
 
 RUNTIME = build.ROOT / "node_modules" / "pyodide"
 STDLIB_PYC = f"{build.pyodide_folder(RUNTIME)}/python_stdlib.pyc.zip"
@@ -163,7 +164,7 @@ def test_site_wheels_hold_pyodides_bytecode_in_place_of_the_sources_and_answer_a
 
 def test_precompiled_wheels_are_byte_identical_and_cached(tmp_path, dist):
     name = next((dist / "app").glob("*.whl")).name
-    source = {name: build.build_wheel(build.ROOT)[1]}
+    source = {name: build_wheel(build.ROOT)[1]}
     made = stdlib_pyc.precompiled_wheels(RUNTIME, source)  # from the cache the dist fixture's build filled
     assert made[name] == (dist / "app" / name).read_bytes()
     (tmp_path / "in.whl").write_bytes(source[name])
