@@ -34,11 +34,11 @@ from pathlib import Path
 
 import jinja2
 
-import offline
 import precompressed
 import stdlib_pyc
 from file_digests import FileDigests, KeptEntries, write_atomically
 from hosting import CSP, host_files
+from sitegen import service_worker as offline
 from sitegen import wheel as pyapp_wheel
 
 ROOT = Path(__file__).resolve().parent
@@ -150,7 +150,7 @@ def code_inputs() -> list[Path]:
     the file of Python-Markdown and of PyYAML that holds its version, found without importing either."""
     import importlib.util
 
-    paths = [Path(__file__), Path(__file__).with_name("record_links.py")]
+    paths = [Path(__file__), Path(__file__).parent / "sitegen" / "record_links.py"]
     for package, version_file in LIBRARY_VERSION_FILES:
         spec = importlib.util.find_spec(package)
         paths.append(Path(spec.submodule_search_locations[0]) / version_file)
@@ -805,7 +805,7 @@ class MarkdownRenderer:
     def __init__(self, ids: set[str]) -> None:
         import markdown  # only when a document is not in the cache (DR-001)
 
-        from record_links import RecordLinkExtension
+        from sitegen.record_links import RecordLinkExtension
 
         self.record_links = RecordLinkExtension(ids, record_href)
         self.md = markdown.Markdown(
@@ -1098,8 +1098,9 @@ GZIP_CACHE = Path(".cache") / "gzip"  # under the project folder, ignored by git
 
 
 def service_worker(root: Path, source: str, out: dict[str, bytes], digests: dict[str, str]) -> str:
-    """``offline.service_worker``'s text, kept under a hash of ``offline.py``, the worker's source and each output's
-    path and SHA-256: what it writes is a function of the files' bytes, which it would hash again (DR-001)."""
+    """``offline.service_worker``'s text, kept under a hash of ``sitegen/service_worker.py``, the worker's
+    source and each output's path and SHA-256: what it writes is a function of the files' bytes, which it would hash
+    again (DR-001)."""
     key = hashlib.sha256(Path(offline.__file__).read_bytes() + b"\0" + source.encode())
     for path in sorted(out):
         key.update(f"\0{path}\0{digests[path]}".encode())

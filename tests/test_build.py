@@ -594,8 +594,10 @@ def test_the_documents_cache_is_keyed_by_the_markdown_code_and_the_libraries_ver
     import markdown
     import yaml
 
+    from sitegen import record_links
+
     inputs = build.code_inputs()
-    assert Path(build.__file__) in inputs and Path(build.__file__).with_name("record_links.py") in inputs
+    assert Path(build.__file__) in inputs and Path(record_links.__file__) in inputs
     assert Path(markdown.__file__).parent / "__meta__.py" in inputs
     assert Path(yaml.__file__) in inputs
     assert markdown.__version__ == ".".join(map(str, markdown.__version_info__[:3]))  # what __meta__.py holds
@@ -615,16 +617,16 @@ def test_a_changed_package_file_or_project_version_makes_a_new_wheel(project, tm
 
 
 def test_the_service_worker_lists_a_changed_file_again(project, tmp_path):
-    import offline
+    from sitegen import service_worker
 
     build.build(project, tmp_path / "a")
     css = next((project / "site_src" / "static" / "css").glob("*.css"))
     css.write_bytes(css.read_bytes() + b"\n/* changed */\n")
     files = build.build(project, tmp_path / "b")
-    fresh = {path: data for path, data in files.items() if path != offline.SERVICE_WORKER}
-    source = (project / "site_src" / offline.SERVICE_WORKER).read_text(encoding="utf-8")
-    assert files[offline.SERVICE_WORKER].decode() == offline.service_worker(source, fresh)
-    assert build.content_hash(css.read_bytes()) in files[offline.SERVICE_WORKER].decode()
+    fresh = {path: data for path, data in files.items() if path != service_worker.SERVICE_WORKER}
+    source = (project / "site_src" / service_worker.SERVICE_WORKER).read_text(encoding="utf-8")
+    assert files[service_worker.SERVICE_WORKER].decode() == service_worker.service_worker(source, fresh)
+    assert build.content_hash(css.read_bytes()) in files[service_worker.SERVICE_WORKER].decode()
 
 
 def test_a_runtime_file_changed_in_place_with_the_same_size_is_copied_again(project, tmp_path):
@@ -672,7 +674,7 @@ def test_a_kept_digest_stands_for_a_file_only_with_its_status_and_once_settled(t
 
 
 def test_each_compressible_file_gets_a_gzip_copy_of_its_bytes_that_the_service_worker_does_not_keep(dist):
-    import offline
+    from sitegen import service_worker
 
     built = {p.relative_to(dist).as_posix(): p.read_bytes() for p in dist.rglob("*") if p.is_file()}
     copies = {path for path in built if path.endswith(".gz")}
@@ -686,7 +688,7 @@ def test_each_compressible_file_gets_a_gzip_copy_of_its_bytes_that_the_service_w
     assert {"sw.js.gz", "index.html.gz", "static/js/worker.mjs.gz", f"{runtime}/pyodide.asm.wasm.gz"} <= copies
     wasm = next(path for path in copies if path.endswith(".wasm.gz"))
     assert len(built[wasm]) < len(gzip.compress(built[wasm.removesuffix(".gz")], 1))  # better than a host's level 1
-    listed = offline.kept_files(built)
+    listed = service_worker.kept_files(built)
     assert not [path for path in listed if path.endswith(".gz")]
     assert "index.html" in listed
 
