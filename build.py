@@ -36,10 +36,10 @@ import jinja2
 
 import precompressed
 import stdlib_pyc
-from file_digests import FileDigests, KeptEntries, write_atomically
-from hosting import CSP, host_files
 from sitegen import service_worker as offline
 from sitegen import wheel as pyapp_wheel
+from sitegen.digests import FileDigests, KeptEntries, write_atomically
+from sitegen.hosting import CSP, host_files
 
 ROOT = Path(__file__).resolve().parent
 SITE_TITLE = "K-d Tree Explorer"

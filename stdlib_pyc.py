@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from file_digests import FileDigests
+    from sitegen.digests import FileDigests
 
 HERE = Path(__file__).resolve().parent
 NODE_SCRIPT = HERE / "tools" / "stdlib_pyc.mjs"

@@ -20,7 +20,7 @@ import jinja2
 import pytest
 
 import build
-import hosting
+from sitegen import hosting
 from sitegen.wheel import build_wheel
 
 RECORD = """---
@@ -639,12 +639,12 @@ def test_a_runtime_file_changed_in_place_with_the_same_size_is_copied_again(proj
 
 
 def test_a_dist_file_changed_behind_the_build_or_whose_output_changed_is_written_again(project, tmp_path, monkeypatch):
-    import file_digests
+    from sitegen import digests
 
     dist = tmp_path / "dist"
     build.build(project, dist)
-    real_clock = file_digests.time.time_ns
-    monkeypatch.setattr(file_digests.time, "time_ns", lambda: real_clock() + 3 * file_digests.SETTLED_NS)
+    real_clock = digests.time.time_ns
+    monkeypatch.setattr(digests.time, "time_ns", lambda: real_clock() + 3 * digests.SETTLED_NS)
     build.build(project, dist)  # reads dist/ back as if its files had settled long ago, and keeps their digests
     page = dist / "index.html"
     page.write_text(page.read_text(encoding="utf-8").replace("Home", "Hoax"), encoding="utf-8")  # same size
@@ -657,13 +657,13 @@ def test_a_dist_file_changed_behind_the_build_or_whose_output_changed_is_written
 
 
 def test_a_kept_digest_stands_for_a_file_only_with_its_status_and_once_settled(tmp_path):
-    import file_digests
+    from sitegen.digests import SETTLED_NS, FileDigests, status
 
     path = tmp_path / "data.bin"
     path.write_bytes(b"one")
-    seen = file_digests.status(path)
-    digests = file_digests.FileDigests(tmp_path / "digests.json")
-    settled, racy = seen[2] + file_digests.SETTLED_NS + 1, seen[2] + 1_000_000
+    seen = status(path)
+    digests = FileDigests(tmp_path / "digests.json")
+    settled, racy = seen[2] + SETTLED_NS + 1, seen[2] + 1_000_000
     digests.entries = {str(path): {"status": seen, "read_at": settled, "sha256": "kept"}}
     assert digests.read(path) == (b"one", "kept")  # not hashed: the kept digest stands for it
     digests.entries = {str(path): {"status": seen, "read_at": racy, "sha256": "kept"}}

@@ -15,8 +15,8 @@ import test_build
 from test_build import RECORD, assert_build_reports, each_breakage, problems_of, rewrite, write_record
 
 import build
-import hosting
 from conftest import serve
+from sitegen import hosting
 
 project = test_build.project  # the small project fixture
 

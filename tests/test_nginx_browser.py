@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 import build
-import hosting
 from conftest import PageWatch, wait_for_python
 from nginx_server import NGINX, Nginx, readme_server_block, replace_once_or_more
 from pyapp import __version__
+from sitegen import hosting
 
 pytestmark = pytest.mark.browser
 

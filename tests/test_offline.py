@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-import hosting
+from sitegen import hosting
 from sitegen.service_worker import kept_files, service_worker
 
 
