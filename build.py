@@ -34,8 +34,8 @@ from pathlib import Path
 
 import jinja2
 
-import precompressed
 import stdlib_pyc
+from sitegen import compression
 from sitegen import service_worker as offline
 from sitegen import wheel as pyapp_wheel
 from sitegen.digests import FileDigests, KeptEntries, write_atomically
@@ -1081,7 +1081,7 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
         emit(offline.SERVICE_WORKER, service_worker(root, worker_source.read_text(encoding="utf-8"), out, site.digests))
         site.digests[offline.SERVICE_WORKER] = hashlib.sha256(out[offline.SERVICE_WORKER]).hexdigest()
     # After the service worker, which keeps none of them: the gzip copies hosts may send as they are (DR-002).
-    for path, (data, digest) in precompressed.gzip_copies(out, site.digests, root / GZIP_CACHE, site.files).items():
+    for path, (data, digest) in compression.gzip_copies(out, site.digests, root / GZIP_CACHE, site.files).items():
         emit(path, data)
         site.digests[path] = digest
     documents = {document.url: document for document in [*site.records, *site.pages]}
@@ -1252,7 +1252,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"built {len(files)} files into dist/")
     if args.serve:
-        import serve  # http.server only when serving
+        from sitegen import serve  # http.server only when serving
 
         serve.serve_forever(dist, args.port, args.prefix)
     return 0

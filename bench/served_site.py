@@ -1,6 +1,6 @@
 """The built site served on 127.0.0.1 for the browser benchmarks: one way to set it up.
 
-Two servers: the development server (``serve.py``) in a thread of the benchmark, or Debian's nginx in a
+Two servers: the development server (``sitegen/serve.py``) in a thread of the benchmark, or Debian's nginx in a
 process of its own with the README's server block, so the files go out compressed as a host sends them.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import build
 from nginx_server import Nginx, readme_server_block
-from serve import SiteHandler, make_server
+from sitegen.serve import SiteHandler, make_server
 
 SERVERS = ("builtin", "nginx")
 

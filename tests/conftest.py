@@ -15,7 +15,7 @@ import pytest
 
 import build
 from pyapp import browser as pyapp_browser
-from serve import SiteHandler, make_server
+from sitegen.serve import SiteHandler, make_server
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

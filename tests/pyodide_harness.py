@@ -22,7 +22,7 @@ from pathlib import Path
 
 import build
 from conftest import CHROMIUM, CHROMIUM_ARGS
-from serve import make_server
+from sitegen.serve import make_server
 from sitegen.wheel import build_wheel
 
 REPO = Path(__file__).resolve().parent.parent

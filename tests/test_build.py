@@ -694,7 +694,7 @@ def test_each_compressible_file_gets_a_gzip_copy_of_its_bytes_that_the_service_w
 
 
 def test_gzip_copies_are_made_once_and_only_where_they_are_smaller(project, tmp_path, monkeypatch):
-    import precompressed
+    from sitegen import compression
 
     files = build.build(project, tmp_path / "a")
     assert "index.html.gz" in files and "pyodide/0.0.1/pyodide.asm.wasm" in files
@@ -705,7 +705,7 @@ def test_gzip_copies_are_made_once_and_only_where_they_are_smaller(project, tmp_
     def refuse(*args, **kwargs):
         raise AssertionError("compressed again")
 
-    monkeypatch.setattr(precompressed.gzip, "compress", refuse)
+    monkeypatch.setattr(compression.gzip, "compress", refuse)
     assert build.build(project, tmp_path / "b") == files  # all from the cache
     monkeypatch.undo()
     page = project / "site_src" / "pages" / "index.md"

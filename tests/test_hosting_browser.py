@@ -8,7 +8,7 @@ import pytest
 
 import build
 from conftest import PageWatch, serve, wait_for_python
-from serve import SiteHandler
+from sitegen.serve import SiteHandler
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,7 @@ import pytest
 import build
 from conftest import serve, wait_for_python
 from pyapp import __version__
-from serve import SiteHandler
+from sitegen.serve import SiteHandler
 
 pytestmark = pytest.mark.browser
 
