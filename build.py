@@ -34,8 +34,7 @@ from pathlib import Path
 
 import jinja2
 
-import stdlib_pyc
-from sitegen import compression
+from sitegen import compression, stdlib_pyc
 from sitegen import service_worker as offline
 from sitegen import wheel as pyapp_wheel
 from sitegen.digests import FileDigests, KeptEntries, write_atomically

@@ -28,7 +28,7 @@ def _lines(pattern: str, left_out: tuple[str, ...] = ()) -> list[str]:
 
 def test_sources_are_found():
     named = {path.relative_to(REPO).as_posix() for path in SOURCES}
-    assert {"build.py", "Makefile", "README.md", "pyapp/cli.py", "bench/bench_engines.py", "tools/stdlib_pyc.mjs",
+    assert {"build.py", "Makefile", "README.md", "pyapp/cli.py", "bench/bench_engines.py", "sitegen/stdlib_pyc.mjs",
             "site_src/static/js/worker.mjs", "site_src/templates/base.html.j2", ".ci/run"} <= named
     assert {"DR-001", "DR-006"} <= RECORDS
 

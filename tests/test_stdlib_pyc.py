@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import build
-import stdlib_pyc
 from pyodide_harness import run_in_node
+from sitegen import stdlib_pyc
 from sitegen.wheel import build_wheel
 
 RUNTIME = build.ROOT / "node_modules" / "pyodide"

@@ -3,7 +3,7 @@
 Pyodide's own start-up spends most of its time compiling standard-library modules
 from the ``.py`` sources inside ``python_stdlib.zip``, and importing ``pyapp`` from its
 sources compiles each of its modules in the visitor's browser. The build runs Pyodide's
-own Python under Node (``tools/stdlib_pyc.mjs``), which calls ``precompile`` and
+own Python under Node (``stdlib_pyc.mjs``, beside this file), which calls ``precompile`` and
 ``precompile_wheel`` below: a zip that ``loadPyodide({stdLibURL})`` accepts, the original
 with each module's ``.py`` replaced by an unchecked-hash ``.pyc`` (keeping the source
 would add 2.5 MB to a first visit, for the source lines of tracebacks only), and each
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from sitegen.digests import FileDigests
 
 HERE = Path(__file__).resolve().parent
-NODE_SCRIPT = HERE / "tools" / "stdlib_pyc.mjs"
+NODE_SCRIPT = HERE / "stdlib_pyc.mjs"
 STDLIB = "python_stdlib.zip"
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 
@@ -217,5 +217,5 @@ def precompiled_wheels(runtime: Path, wheels: dict[str, bytes], digests: FileDig
 
 
 if __name__ == "__main__":
-    # python stdlib_pyc.py OUT.zip: generate afresh, bypassing the cache.
-    generate(HERE / "node_modules" / "pyodide", Path(sys.argv[1]))
+    # python sitegen/stdlib_pyc.py OUT.zip: generate afresh, bypassing the cache.
+    generate(HERE.parent / "node_modules" / "pyodide", Path(sys.argv[1]))
