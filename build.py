@@ -37,6 +37,17 @@ import jinja2
 from sitegen import compression, stdlib_pyc
 from sitegen import service_worker as offline
 from sitegen import wheel as pyapp_wheel
+from sitegen.caches import (
+    DOCUMENT_CACHE,
+    EXPERIMENT_CACHE,
+    EXPERIMENT_PAGE_CACHE,
+    FILE_DIGESTS,
+    GZIP_CACHE,
+    PAGE_CONTENT_CACHE,
+    SERVICE_WORKER_CACHE,
+    TEMPLATE_CACHE,
+    WHEEL_CACHE,
+)
 from sitegen.digests import FileDigests, KeptEntries, write_atomically
 from sitegen.hosting import CSP, host_files
 
@@ -108,10 +119,6 @@ class Page:
     scripts: tuple[str, ...] = ()
     html: str = ""  # the rendered Markdown body of a markdown page, filled in by load_site
     description: str = SITE_DESCRIPTION  # the page's meta description (front matter 'description')
-
-
-DOCUMENT_CACHE = Path(".cache") / "documents.json"  # under the project folder, ignored by git
-FILE_DIGESTS = Path(".cache") / "digests.json"  # under the project folder, ignored by git
 
 
 class DocumentCache(KeptEntries):
@@ -774,9 +781,6 @@ def collect_static(root: Path, known: FileDigests) -> tuple[dict[str, bytes], di
     return files, digests
 
 
-WHEEL_CACHE = Path(".cache") / "wheel"  # under the project folder, ignored by git
-
-
 def wheel_of_pyapp(root: Path) -> tuple[str, bytes]:
     """pyapp's wheel as ``build_wheel`` makes it, kept in ``.cache/wheel`` under a hash of every file it holds,
     the code that zips it and zlib's version: compressing it took a tenth of a build (DR-001)."""
@@ -838,9 +842,6 @@ class Origin:
     path: str
     line: int
     written: str
-
-
-TEMPLATE_CACHE = Path(".cache") / "jinja"  # under the project folder, ignored by git
 
 
 class Renderer:
@@ -940,9 +941,6 @@ class Renderer:
         )
 
 
-PAGE_CONTENT_CACHE = Path(".cache") / "page-content"  # under the project folder, ignored by git
-
-
 @functools.cache
 def pyapp_digest() -> str:
     """A hash of pyapp's files, code and data: what the build keeps of pyapp's results is cached under it."""
@@ -972,9 +970,6 @@ def page_content(name: str) -> dict:
     return json.loads(cached.read_text(encoding="utf-8"))
 
 
-EXPERIMENT_CACHE = Path(".cache") / "experiment"  # under the project folder, ignored by git
-
-
 def experiment_figures(root: Path) -> dict:
     """The experiments page's figures for the default seed (DR-010), cached by a hash of pyapp's code and data.
 
@@ -995,9 +990,6 @@ def experiment_figures(root: Path) -> dict:
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_text(json.dumps(figures), encoding="utf-8")
     return figures
-
-
-EXPERIMENT_PAGE_CACHE = Path(".cache") / "experiment-page"  # under the project folder, ignored by git
 
 
 def experiment_section(root: Path, url: str) -> dict:
@@ -1090,10 +1082,6 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
     if site.cache is not None:
         site.cache.save()
     return out
-
-
-SERVICE_WORKER_CACHE = Path(".cache") / "service-worker"  # under the project folder, ignored by git
-GZIP_CACHE = Path(".cache") / "gzip"  # under the project folder, ignored by git
 
 
 def service_worker(root: Path, source: str, out: dict[str, bytes], digests: dict[str, str]) -> str:

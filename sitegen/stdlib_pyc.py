@@ -158,7 +158,9 @@ def _run_in_pyodide(runtime: Path, function: str, jobs: list[tuple[Path, Path]])
 
 
 def _cache_folder(runtime: Path) -> Path:
-    return runtime.parent / ".cache" / "stdlib-pyc"
+    from sitegen.caches import STDLIB_PYC_CACHE  # not at the top: Pyodide runs this file on its own (stdlib_pyc.mjs)
+
+    return runtime.parent / STDLIB_PYC_CACHE
 
 
 def precompiled_stdlib(runtime: Path) -> bytes:

@@ -20,7 +20,7 @@ import jinja2
 import pytest
 
 import build
-from sitegen import hosting
+from sitegen import caches, hosting
 from sitegen.wheel import build_wheel
 
 RECORD = """---
@@ -522,7 +522,7 @@ def test_second_build_loads_compiled_templates_from_the_cache(project, tmp_path,
     monkeypatch.setattr(jinja2.Environment, "compile", counting)
     first = build.build(project, tmp_path / "a")
     assert "base.html.j2" in compiled and None not in compiled  # the project's pages are Markdown
-    assert len(list((project / build.TEMPLATE_CACHE).iterdir())) == len(compiled)
+    assert len(list((project / caches.TEMPLATE_CACHE).iterdir())) == len(compiled)
     compiled.clear()
     assert build.build(project, tmp_path / "b") == first
     assert compiled == []
@@ -613,7 +613,7 @@ def test_a_changed_package_file_or_project_version_makes_a_new_wheel(project, tm
     rewrite(project / "pyproject.toml", 'version = "0.1"', 'version = "0.2"')
     third = build.build(project, tmp_path / "c")
     assert "app/small_site-0.2-py3-none-any.whl" in third and "app/small_site-0.1-py3-none-any.whl" not in third
-    assert len(list((project / build.WHEEL_CACHE).rglob("*.whl"))) == 1  # an earlier input's wheel is removed
+    assert len(list((project / caches.WHEEL_CACHE).rglob("*.whl"))) == 1  # an earlier input's wheel is removed
 
 
 def test_the_service_worker_lists_a_changed_file_again(project, tmp_path):
@@ -699,7 +699,7 @@ def test_gzip_copies_are_made_once_and_only_where_they_are_smaller(project, tmp_
     files = build.build(project, tmp_path / "a")
     assert "index.html.gz" in files and "pyodide/0.0.1/pyodide.asm.wasm" in files
     assert "pyodide/0.0.1/pyodide.asm.wasm.gz" not in files  # the stand-in runtime's few bytes: gzip adds to them
-    cache = project / build.GZIP_CACHE
+    cache = project / caches.GZIP_CACHE
     assert len(list(cache.iterdir())) == len([p for p in files if p.endswith(hosting.COMPRESSED_SUFFIXES)])
 
     def refuse(*args, **kwargs):

@@ -7,6 +7,7 @@ import re
 
 import build
 from pyapp import experiment
+from sitegen import caches
 
 
 def test_real_experiments_page_publishes_the_figures_and_links_to_the_explorer(dist):
@@ -37,4 +38,4 @@ def test_figures_are_computed_once_then_read_from_the_cache(tmp_path, monkeypatc
     second = build.experiment_figures(tmp_path)
     assert len(calls) == 1
     assert first == second and first["digest"] == experiment.figures_digest(second)
-    assert len(list((tmp_path / build.EXPERIMENT_CACHE).glob("*.json"))) == 1
+    assert len(list((tmp_path / caches.EXPERIMENT_CACHE).glob("*.json"))) == 1
