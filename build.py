@@ -152,11 +152,12 @@ LIBRARY_VERSION_FILES = (("markdown", "__meta__.py"), ("yaml", "__init__.py"))
 
 
 def code_inputs() -> list[Path]:
-    """The files whose text decides what the documents cache keeps: this file, the record links' extension, and
-    the file of Python-Markdown and of PyYAML that holds its version, found without importing either."""
+    """The files whose text decides what the documents cache keeps: this file and every module of the generator,
+    wherever a change to its code lands, and the file of Python-Markdown and of PyYAML that holds its version,
+    found without importing either."""
     import importlib.util
 
-    paths = [Path(__file__), Path(__file__).parent / "sitegen" / "record_links.py"]
+    paths = [Path(__file__), *sorted((Path(__file__).parent / "sitegen").glob("*.py"))]
     for package, version_file in LIBRARY_VERSION_FILES:
         spec = importlib.util.find_spec(package)
         paths.append(Path(spec.submodule_search_locations[0]) / version_file)

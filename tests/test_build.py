@@ -604,6 +604,13 @@ def test_the_documents_cache_is_keyed_by_the_markdown_code_and_the_libraries_ver
     assert f"__version__ = '{yaml.__version__}'" in Path(yaml.__file__).read_text(encoding="utf-8")
 
 
+def test_the_documents_cache_is_keyed_by_every_module_of_the_generator():
+    import sitegen
+
+    modules = sorted(Path(sitegen.__file__).parent.glob("*.py"))
+    assert Path(sitegen.__file__) in modules and set(modules) <= set(build.code_inputs())
+
+
 def test_a_changed_package_file_or_project_version_makes_a_new_wheel(project, tmp_path):
     first = build.build(project, tmp_path / "a")
     assert first["app/small_site-0.1-py3-none-any.whl"] == build_wheel(project)[1]
