@@ -21,6 +21,8 @@ import pytest
 
 import build
 from sitegen import caches, hosting
+from sitegen.document_cache import code_inputs
+from sitegen.problems import BuildFailed
 from sitegen.wheel import build_wheel
 
 RECORD = """---
@@ -108,7 +110,7 @@ def project(tmp_path: Path) -> Path:
 
 def problems_of(root: Path) -> list[str]:
     """Every problem of the project, from loading or, once it loads, from rendering."""
-    with pytest.raises(build.BuildFailed) as failure:
+    with pytest.raises(BuildFailed) as failure:
         build.render_site(build.load_site(root), root)
     return [str(p) for p in failure.value.problems]
 
@@ -447,7 +449,7 @@ def test_a_document_with_a_problem_is_checked_again_on_every_build(project, tmp_
 
 
 def test_output_may_not_leave_dist(tmp_path):
-    with pytest.raises(build.BuildFailed, match="leaves dist"):
+    with pytest.raises(BuildFailed, match="leaves dist"):
         build.write_dist({"../escape.txt": b"x"}, tmp_path / "dist")
     assert not (tmp_path / "escape.txt").exists()
 
@@ -596,7 +598,7 @@ def test_the_documents_cache_is_keyed_by_the_markdown_code_and_the_libraries_ver
 
     from sitegen import record_links
 
-    inputs = build.code_inputs()
+    inputs = code_inputs()
     assert Path(build.__file__) in inputs and Path(record_links.__file__) in inputs
     assert Path(markdown.__file__).parent / "__meta__.py" in inputs
     assert Path(yaml.__file__) in inputs
@@ -608,7 +610,7 @@ def test_the_documents_cache_is_keyed_by_every_module_of_the_generator():
     import sitegen
 
     modules = sorted(Path(sitegen.__file__).parent.glob("*.py"))
-    assert Path(sitegen.__file__) in modules and set(modules) <= set(build.code_inputs())
+    assert Path(sitegen.__file__) in modules and set(modules) <= set(code_inputs())
 
 
 def test_a_changed_package_file_or_project_version_makes_a_new_wheel(project, tmp_path):
