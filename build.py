@@ -17,97 +17,40 @@ import argparse
 import datetime as dt
 import functools
 import hashlib
-import html
-import html.parser
 import itertools
 import json
 import os
-import posixpath
 import re
 import shutil
 import sys
 import textwrap
 import xml.etree.ElementTree as ET
-import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
 
-from sitegen import compression, stdlib_pyc
+from sitegen import ROOT, compression
 from sitegen import service_worker as offline
-from sitegen import wheel as pyapp_wheel
 from sitegen.caches import (
-    DOCUMENT_CACHE,
     EXPERIMENT_CACHE,
     EXPERIMENT_PAGE_CACHE,
-    FILE_DIGESTS,
     GZIP_CACHE,
     PAGE_CONTENT_CACHE,
     SERVICE_WORKER_CACHE,
     TEMPLATE_CACHE,
-    WHEEL_CACHE,
 )
 from sitegen.digests import FileDigests, write_atomically
-from sitegen.document_cache import DocumentCache
-from sitegen.documents import SITE_TITLE, Page, Record, load_pages, load_record
+from sitegen.documents import SITE_TITLE, Page, Record
 from sitegen.hosting import CSP, host_files
-from sitegen.problems import BuildFailed, Problem, prose_line, source_line
-from sitegen.supersedes import link_records
+from sitegen.links import Origin, broken_links, content_hash, relative_root, relative_url
+from sitegen.load import Site, load_site
+from sitegen.problems import BuildFailed, Problem
+from sitegen.static import PYAPP_FOLDER
 
-ROOT = Path(__file__).resolve().parent
-PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
-PYAPP_FOLDER = "app"  # pyapp's wheel; wheels/ holds the vendored ones
 BOOT_TIMEOUT_MS = 60_000
 
 
-@dataclass
-class Site:
-    records: list[Record]
-    pages: list[Page]
-    static: dict[str, bytes] = field(default_factory=dict)  # output path -> bytes
-    cache: DocumentCache | None = None  # what the last build computed, or None to compute everything
-    files: FileDigests | None = None  # the digests of files read or written, kept between builds
-    # output path -> SHA-256 (hex): the static files' from collect_static, every output's once render_site is done
-    digests: dict[str, str] = field(default_factory=dict)
-
-
 # --- small pure helpers -------------------------------------------------------------
-
-
-def relative_root(url: str) -> str:
-    """Path from the page at ``url`` (e.g. ``decisions/DR-001/index.html``) to the site root."""
-    depth = url.count("/")
-    return "../" * depth if depth else "./"
-
-
-def record_href(record_id: str, from_url: str) -> str:
-    """Relative link from the page at ``from_url`` to the record ``record_id``."""
-    return relative_url(f"decisions/{record_id}/index.html", from_url)
-
-
-def relative_url(target: str, from_url: str) -> str:
-    """Relative link from the page at ``from_url`` to the output path ``target``.
-
-    What ``posixpath.relpath`` gives, without the two calls to ``os.getcwd`` it makes each time; a path
-    that is absolute or climbs out of the site goes to it, as the answer then depends on the folder.
-    """
-    start, path = posixpath.normpath(posixpath.dirname(from_url) or "."), posixpath.normpath(target)
-    if not target or start.startswith(("/", "..")) or path.startswith(("/", "..")):
-        link = posixpath.relpath(target, posixpath.dirname(from_url) or ".")
-    else:
-        start_parts, path_parts = [p for p in start.split("/") if p != "."], [p for p in path.split("/") if p != "."]
-        common = 0
-        while common < min(len(start_parts), len(path_parts)) and start_parts[common] == path_parts[common]:
-            common += 1
-        link = "/".join([".."] * (len(start_parts) - common) + path_parts[common:]) or "."
-    if link.endswith("index.html"):
-        link = link[: -len("index.html")] or "./"
-    return link
-
-
-def content_hash(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()[:12]
 
 
 # --- phase 1: load and validate -----------------------------------------------------
@@ -115,333 +58,7 @@ def content_hash(data: bytes) -> str:
 
 # --- what a record may hold besides Markdown (DR-001) ---------------------------------
 
-ALLOWED_TAGS = frozenset({
-    # written by Markdown and its tables, fenced_code, toc and attr_list extensions
-    "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "code", "em", "strong",
-    "a", "img", "hr", "br", "table", "thead", "tbody", "tr", "th", "td", "div",
-    # written by hand
-    "abbr", "kbd", "sup", "sub", "details", "summary",
-})
-ALLOWED_ATTRIBUTES = {
-    "*": {"id", "class", "title"},
-    "a": {"href"},
-    "img": {"src", "alt", "width", "height"},
-    "ol": {"start"},
-    "th": {"align"},
-    "td": {"align"},
-    "details": {"open"},
-}
-LINK_SCHEMES = ("http", "https", "mailto")
-
-
-def url_scheme(url: str) -> str:
-    """The scheme of ``url`` as a browser reads it (it ignores spaces and control characters), or ''."""
-    match = re.match(r"([a-z][a-z0-9+.-]*):", re.sub(r"[\x00-\x20]", "", url).lower())
-    return match.group(1) if match else ""
-
-
-def is_site_path(url: str) -> bool:
-    """True for a relative path such as ``../static/x.png``: no scheme, no host, no leading slash."""
-    return not url_scheme(url) and not re.sub(r"[\x00-\x20]", "", url).startswith(("/", "\\"))
-
-
-class HtmlChecker(html.parser.HTMLParser):
-    """Collect the links (href, src) and ids of rendered HTML and, with ``check_markup``, what it holds
-    beyond the allowed tags, attributes and URLs.
-
-    Comments, declarations and unfinished tags are refused outright: browsers and this parser
-    do not always agree where they end (``<!-->``, ``<![CDATA[``), and markup hidden from one is
-    live in the other. Markdown escapes every ``<`` of text, so a raw one left in the data is
-    markup this parser gave up on.
-    """
-
-    def __init__(self, check_markup: bool = True) -> None:
-        super().__init__(convert_charrefs=False)
-        self.check_markup = check_markup
-        self.links: list[tuple[str, int]] = []  # (href or src, its line in the HTML)
-        self.ids: set[str] = set()
-        self.refused: list[tuple[str, tuple[str, ...]]] = []  # (message, expressions to find it in the source)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        for name, value in attrs:
-            if name in ("href", "src") and value is not None:
-                self.links.append((value, self.getpos()[0]))
-            elif name == "id" and value:
-                self.ids.add(value)
-        if not self.check_markup:
-            return
-        if tag not in ALLOWED_TAGS:
-            self.refused.append((f"the tag <{tag}> is not allowed", (rf"<\s*{re.escape(tag)}\b",)))
-            return
-        allowed = ALLOWED_ATTRIBUTES["*"] | ALLOWED_ATTRIBUTES.get(tag, set())
-        for name, value in attrs:
-            value = value or ""
-            attribute = rf"\b{re.escape(name)}\s*="
-            clues = (re.escape(value), attribute) if value else (attribute,)
-            if name not in allowed:
-                self.refused.append((f"the attribute '{name}' on <{tag}> is not allowed", clues))
-            elif name == "href" and url_scheme(value) not in ("", *LINK_SCHEMES):
-                message = f"a link to '{url_scheme(value)}:' is not allowed; use {', '.join(LINK_SCHEMES)} or a path"
-                self.refused.append((message, clues))
-            elif name == "src" and not is_site_path(value):
-                message = "an image must come from this site: give its src as a relative path"
-                self.refused.append((message, clues))
-
-    def handle_data(self, data: str) -> None:
-        if self.check_markup and "<" in data:
-            unfinished = data[data.index("<"):][:20]
-            self.refused.append((f"unfinished HTML {unfinished!r}", (re.escape(unfinished),)))
-
-    def handle_comment(self, data: str) -> None:
-        if self.check_markup:
-            self.refused.append(("HTML comments are not allowed", (r"<!",)))
-
-    def handle_decl(self, decl: str) -> None:
-        if self.check_markup:
-            self.refused.append(("declarations such as <!...> are not allowed", (r"<!",)))
-
-    unknown_decl = handle_decl
-
-    def handle_pi(self, data: str) -> None:
-        if self.check_markup:
-            self.refused.append(("processing instructions <?...> are not allowed", (r"<\?",)))
-
-
-@dataclass(frozen=True)
-class PageLinks:
-    links: tuple[tuple[str, int], ...]  # (href or src, its line in the HTML)
-    ids: frozenset[str]
-
-
-def read_html(text: str, cache: DocumentCache | None = None) -> PageLinks:
-    """The links and ids of a rendered page (its markup is the templates', not checked)."""
-    key = cache.key("rendered", text) if cache is not None else ""
-    kept = cache.get(key) if cache is not None else None
-    if isinstance(kept, dict):
-        return PageLinks(tuple((href, line) for href, line in kept["links"]), frozenset(kept["ids"]))
-    reader = HtmlChecker(check_markup=False)
-    reader.feed(text)
-    reader.close()
-    if cache is not None:
-        cache.put(key, {"links": reader.links, "ids": sorted(reader.ids)})
-    return PageLinks(tuple(reader.links), frozenset(reader.ids))
-
-
-def refused_html(document: Record | Page) -> list[Problem]:
-    """A problem for everything in the document's rendered HTML that a record may not hold.
-
-    The HTML is what browsers get, so raw tags, attr_list attributes and Markdown links are all seen;
-    the line is found by searching the source for clues to what was refused.
-    """
-    checker = HtmlChecker()
-    try:
-        checker.feed(document.html)
-        checker.close()
-    except AssertionError:  # how html.parser meets a section such as <![foo[ … ]]>
-        checker.refused.append(("a <![…[ section is not allowed", (r"<!\[",)))
-    hint = " (DR-001 lists the HTML a record may hold)"
-    return [Problem(document.source, source_line(document, clues), message + hint)
-            for message, clues in checker.refused]
-
-
-LIST_MARKER = re.compile(r"([-*+]|\d+\.)\s")
-
-
-def list_indent_problems(document: Record | Page) -> list[Problem]:
-    """A problem for each list whose Markdown Python-Markdown reads otherwise than it looks (DR-001).
-
-    Python-Markdown nests a block in a list item only when it is indented by four spaces: with
-    fewer, a nested list is flattened into its parent, and a table or paragraph after a blank line
-    ends the list. And a block nested after a blank line takes every line up to the next blank
-    line, so the items that follow it without one run together into a paragraph with literal dashes.
-    """
-    problems, in_list, nested, after_blank, fenced = [], False, False, False, False
-    for number, line in enumerate(document.body.split("\n"), start=document.body_line):
-        if re.match(r"\s{0,3}(```|~~~)", line):
-            fenced = not fenced
-        if fenced or not line.strip():
-            after_blank = not fenced and not line.strip()
-            continue
-        indent = len(line) - len(line.lstrip(" "))
-        if indent == 0:
-            marker = bool(LIST_MARKER.match(line))
-            if marker and in_list and nested and not after_blank:
-                message = "this list item follows a block nested in the item before it: put a blank line before it"
-                problems.append(Problem(document.source, number, message))
-            in_list, nested = marker, False
-        elif in_list and indent < 4 and (after_blank or LIST_MARKER.match(line.lstrip())):
-            message = (f"this line inside a list item is indented by {indent} space(s); indent it by 4, "
-                       "or Python-Markdown ends or flattens the list here")
-            problems.append(Problem(document.source, number, message))
-        elif in_list and after_blank:
-            nested = True
-        after_blank = False
-    return problems
-
-
-def load_site(root: Path = ROOT) -> Site:
-    """Read and validate everything; raise BuildFailed listing every problem."""
-    problems: list[Problem] = []
-    records: list[Record] = []
-    seen: dict[str, str] = {}
-    cache = DocumentCache(root / DOCUMENT_CACHE)
-    for path in sorted((root / "decisions").glob("*.md")):
-        record, found = load_record(path, root, cache)
-        problems += found
-        if record is None:
-            continue
-        if record.id in seen:
-            problems.append(Problem(record.source, 2, f"duplicate id {record.id}, also in {seen[record.id]}"))
-            continue
-        seen[record.id] = record.source
-        records.append(record)
-    records.sort(key=lambda r: r.id)
-    problems += link_records(records)
-    pages, found = load_pages(root / "site_src", root, cache)
-    problems += found
-    ids = {r.id for r in records}
-    all_ids = hashlib.sha256(" ".join(sorted(ids)).encode()).hexdigest()  # once, not once per document
-    markdown_renderer = None  # made only when a document is not in the cache
-    for document in [*records, *(page for page in pages if page.kind == "markdown")]:
-        key = cache.key("document", document.url, all_ids, document.body)
-        kept = cache.get(key)
-        if isinstance(kept, dict):
-            document.html = kept["html"]
-            if isinstance(document, Record):
-                document.contents = tuple(tuple(section) for section in kept["contents"])
-            continue
-        markdown_renderer = markdown_renderer or MarkdownRenderer(ids)
-        document.html, missing = markdown_renderer.convert(document.body, document.url)
-        if isinstance(document, Record):
-            document.contents = markdown_renderer.sections()
-        found = [Problem(document.source, prose_line(document, mention), f"reference to missing record {mention}")
-                 for mention in missing]
-        found += refused_html(document)
-        found += list_indent_problems(document)
-        if not found:
-            contents = document.contents if isinstance(document, Record) else ()
-            cache.put(key, {"html": document.html, "contents": contents})
-        problems += found
-    site = Site(records, pages, cache=cache, files=FileDigests(root / FILE_DIGESTS))
-    try:
-        site.static, site.digests = collect_static(root, site.files)
-    except BuildFailed as failure:
-        problems += failure.problems
-    if problems:
-        raise BuildFailed(problems)
-    return site
-
-
-def pyodide_folder(runtime: Path) -> str:
-    """Where the site keeps Pyodide: a folder named by its version, so hosts may cache it for ever (DR-002)."""
-    version = json.loads((runtime / "package.json").read_text(encoding="utf-8"))["version"]
-    return f"pyodide/{version}"
-
-
-def collect_static(root: Path, known: FileDigests) -> tuple[dict[str, bytes], dict[str, str]]:
-    """Every file copied as is: site assets, the Pyodide runtime, pyapp's wheel, vendored wheels; and the
-    SHA-256 of each file whose bytes are a source file's, from ``known`` when it holds them (DR-001)."""
-    files: dict[str, bytes] = {}
-    digests: dict[str, str] = {}
-
-    def copy(output: str, source: Path) -> None:
-        files[output], digests[output] = known.read(source)
-
-    for path in sorted((root / "site_src" / "static").rglob("*")):
-        if path.is_file():
-            copy("static/" + path.relative_to(root / "site_src" / "static").as_posix(), path)
-    runtime = root / "node_modules" / "pyodide"
-    missing = [name for name in PYODIDE_FILES if not (runtime / name).is_file()]
-    if missing:
-        raise BuildFailed([Problem("package.json", 1, f"Pyodide runtime missing {missing}: run 'npm ci' first")])
-    folder = pyodide_folder(runtime)
-    for name in PYODIDE_FILES:
-        copy(f"{folder}/{name}", runtime / name)
-    if not (root / "pyproject.toml").is_file():
-        raise BuildFailed([Problem("pyproject.toml", 1, "missing: it defines the package the site ships")])
-    name, wheel = wheel_of_pyapp(root)
-    wheels = {f"{PYAPP_FOLDER}/{name}": wheel}
-    for path in sorted((root / "vendor").glob("*.whl")):
-        wheels[f"wheels/{path.name}"] = path.read_bytes()
-    worker = "static/js/worker.mjs"
-    if worker in files:  # a site with Python pages: the worker loads the precompiled stdlib by its hash (DR-002)
-        stdlib = f"{folder}/python_stdlib.pyc.zip"
-        copy(stdlib, stdlib_pyc.precompiled_stdlib_file(runtime, known))
-        files[worker] = (files[worker].replace(b"STDLIB_PYC_HASH", digests[stdlib][:12].encode())
-                         .replace(b"PYODIDE_FOLDER", folder.encode()))
-        del digests[worker]  # no longer the source file's bytes
-        # And the wheels with their modules precompiled too, so importing pyapp compiles nothing (DR-002).
-        by_name = stdlib_pyc.precompiled_wheels(runtime, {posixpath.basename(p): data for p, data in wheels.items()},
-                                                known)
-        wheels = {path: by_name[posixpath.basename(path)] for path in wheels}
-    files.update(wheels)
-    schema = root / "pyapp" / "answer_schema.json"
-    if schema.is_file():
-        copy("answer-schema.json", schema)
-    return files, digests
-
-
-def wheel_of_pyapp(root: Path) -> tuple[str, bytes]:
-    """pyapp's wheel as ``build_wheel`` makes it, kept in ``.cache/wheel`` under a hash of every file it holds,
-    the code that zips it and zlib's version: compressing it took a tenth of a build (DR-001)."""
-    name, contents = pyapp_wheel.wheel_contents(root)
-    digest = hashlib.sha256(Path(pyapp_wheel.__file__).read_bytes() + zlib.ZLIB_RUNTIME_VERSION.encode())
-    for path, data in contents.items():
-        digest.update(b"\0" + path.encode() + b"\0" + hashlib.sha256(data).digest())
-    cached = root / WHEEL_CACHE / digest.hexdigest()[:24] / name
-    if cached.is_file():
-        return name, cached.read_bytes()
-    wheel = pyapp_wheel.zip_wheel(contents)
-    if cached.parent.parent.is_dir():
-        shutil.rmtree(cached.parent.parent)  # the wheels of earlier inputs
-    cached.parent.mkdir(parents=True)
-    write_atomically(cached, wheel)
-    return name, wheel
-
-
 # --- phase 2: render ----------------------------------------------------------------
-
-
-class MarkdownRenderer:
-    """One Markdown converter, reset to a clean state before each document."""
-
-    def __init__(self, ids: set[str]) -> None:
-        import markdown  # only when a document is not in the cache (DR-001)
-
-        from sitegen.record_links import RecordLinkExtension
-
-        self.record_links = RecordLinkExtension(ids, record_href)
-        self.md = markdown.Markdown(
-            extensions=["tables", "fenced_code", "toc", "attr_list", self.record_links],
-            # An aligned column gets align="…", not style="…", which the CSP would block (DR-001).
-            extension_configs={"tables": {"use_align_attribute": True}},
-            output_format="html",
-        )
-
-    def convert(self, text: str, url: str) -> tuple[str, list[str]]:
-        """The HTML of the document at ``url``, and the DR-NNN mentions in its prose that name no record."""
-        self.md.reset()
-        self.record_links.page_url = url
-        return self.md.convert(text), self.record_links.missing
-
-    def sections(self) -> tuple[tuple[str, str], ...]:
-        """The (id, text) of each second-level heading of the last document converted, for its contents."""
-        found, tokens = [], list(self.md.toc_tokens)
-        while tokens:
-            token = tokens.pop(0)
-            if token["level"] == 2:
-                found.append((token["id"], token["name"]))
-            tokens[:0] = token["children"]
-        return tuple(found)
-
-
-@dataclass(frozen=True)
-class Origin:
-    """Where a link was written: the file, its line, and the link as written there."""
-
-    path: str
-    line: int
-    written: str
 
 
 class Renderer:
@@ -700,53 +317,6 @@ def service_worker(root: Path, source: str, out: dict[str, bytes], digests: dict
     cached.parent.mkdir(parents=True)
     write_atomically(cached, text.encode("utf-8"))
     return text
-
-
-def broken_links(out: dict[str, bytes], documents: dict[str, Record | Page],
-                 origins: dict[tuple[str, str], Origin], cache: DocumentCache | None = None) -> list[Problem]:
-    """Every href and src of every rendered page that does not reach a file the build writes (or an id in it).
-
-    A problem is reported where the link was written: the template line that called ``link()``
-    or ``asset()``, else the line of the page's source holding it, else the rendered page's line.
-    """
-    pages = {path: read_html(data.decode("utf-8"), cache) for path, data in out.items() if path.endswith(".html")}
-    problems = []
-    for url, reader in pages.items():
-        for href, rendered_line in reader.links:
-            fault = None if url_scheme(href) else link_fault(href, url, out, pages)
-            if fault is None:
-                continue
-            origin = origins.get((url, href))
-            document = documents.get(url)
-            if origin is None and document is not None and href in document.body:
-                origin = Origin(document.source, source_line(document, (re.escape(href),)), href)
-            if origin is None:
-                message = f"{fault.format(href)}, written by the templates of this page"
-                problems.append(Problem(url, rendered_line, message))
-            else:
-                problems.append(Problem(origin.path, origin.line, fault.format(origin.written)))
-    return list(dict.fromkeys(problems))  # a template line at fault is reported once, not once per page
-
-
-def link_fault(href: str, from_url: str, out: dict[str, bytes], pages: dict[str, PageLinks]) -> str | None:
-    """Why the link ``href`` without a scheme on the page ``from_url`` reaches nothing, or None if it does.
-
-    The reason is a pattern: ``{}`` stands for the link as written in its source.
-    """
-    if href.startswith(("/", "\\")):
-        return "absolute link {!r}: links must be relative"
-    path, _, fragment = href.partition("#")
-    path = path.split("?")[0]
-    target = from_url
-    if path:
-        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(from_url), path))
-        candidates = (resolved, posixpath.normpath(posixpath.join(resolved, "index.html")))
-        target = next((t for t in candidates if t in out), None)
-        if resolved.startswith("..") or target is None:
-            return "broken internal link {!r}"
-    if fragment and target in pages and fragment not in pages[target].ids:
-        return f"broken internal link {{!r}}: {target} has no id {fragment!r}"
-    return None
 
 
 def atom_feed(records: list[Record]) -> str:

@@ -23,6 +23,7 @@ from pathlib import Path
 import build
 from conftest import CHROMIUM, CHROMIUM_ARGS
 from sitegen.serve import make_server
+from sitegen.static import pyodide_folder
 from sitegen.wheel import build_wheel
 
 REPO = Path(__file__).resolve().parent.parent
@@ -139,7 +140,7 @@ class BrowserPython:
         wheels = sorted(path for path in files if path.endswith(".whl"))
         (self.folder / "harness-worker.mjs").write_text(BROWSER_WORKER % {
             "wheels": json.dumps(wheels), "extras": json.dumps(sorted(self.extra_files)),
-            "pyodide": build.pyodide_folder(PYODIDE.parent),
+            "pyodide": pyodide_folder(PYODIDE.parent),
         }, encoding="utf-8")
         self._server = make_server(self.folder)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()

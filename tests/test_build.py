@@ -20,9 +20,12 @@ import jinja2
 import pytest
 
 import build
-from sitegen import caches, hosting
+from sitegen import caches, hosting, links, load
+from sitegen.convert import MarkdownRenderer
 from sitegen.document_cache import code_inputs
+from sitegen.links import content_hash, relative_url
 from sitegen.problems import BuildFailed
+from sitegen.static import PYODIDE_FILES, pyodide_folder
 from sitegen.wheel import build_wheel
 
 RECORD = """---
@@ -97,7 +100,7 @@ def project(tmp_path: Path) -> Path:
                                                                  encoding="utf-8")
     runtime = root / "node_modules" / "pyodide"
     runtime.mkdir(parents=True)
-    for name in build.PYODIDE_FILES:
+    for name in PYODIDE_FILES:
         (runtime / name).write_bytes(name.encode())
     (runtime / "package.json").write_text('{"version": "0.0.1"}', encoding="utf-8")
     (root / "pyapp").mkdir()
@@ -111,7 +114,7 @@ def project(tmp_path: Path) -> Path:
 def problems_of(root: Path) -> list[str]:
     """Every problem of the project, from loading or, once it loads, from rendering."""
     with pytest.raises(BuildFailed) as failure:
-        build.render_site(build.load_site(root), root)
+        build.render_site(load.load_site(root), root)
     return [str(p) for p in failure.value.problems]
 
 
@@ -260,7 +263,7 @@ def test_what_links_nowhere_builds(project, tmp_path, body):
 
 
 def test_each_document_is_converted_from_a_clean_state():
-    renderer = build.MarkdownRenderer({"DR-001"})
+    renderer = MarkdownRenderer({"DR-001"})
     first, missing_in_first = renderer.convert("# Notes\n\nDR-001 and DR-009.", "decisions/DR-002/index.html")
     second, missing_in_second = renderer.convert("# Notes\n\nDR-001.", "index.html")
     assert missing_in_first == ["DR-009"] and missing_in_second == []
@@ -348,7 +351,7 @@ def test_feed_is_atom_with_one_entry_per_record(project, tmp_path):
     ids=["home-to-home", "home-to-record", "record-to-home", "page-to-asset"],
 )
 def test_relative_url(target, from_url, expected):
-    assert build.relative_url(target, from_url) == expected
+    assert relative_url(target, from_url) == expected
 
 
 PATHS = ["a", "a/b", "a/b/", "a/./b", "a//b", "a/../b", "a/..", "./a", "index.html", "a/index.html", "a/b/index.html",
@@ -359,7 +362,7 @@ def test_relative_url_is_what_relpath_gives():
     for target, from_url in itertools.product(PATHS, ["", *PATHS]):
         link = posixpath.relpath(target, posixpath.dirname(from_url) or ".")
         expected = link[: -len("index.html")] or "./" if link.endswith("index.html") else link
-        assert build.relative_url(target, from_url) == expected, (target, from_url)
+        assert relative_url(target, from_url) == expected, (target, from_url)
 
 
 def test_real_site_has_only_relative_urls_and_a_csp_on_every_page(dist):
@@ -425,16 +428,16 @@ def test_a_build_with_warm_caches_does_not_import_the_experiment(tmp_path, dist)
 
 def test_a_rebuild_takes_unchanged_documents_from_the_cache_and_converts_changed_ones(project, tmp_path, monkeypatch):
     first = build.build(project, tmp_path / "a")
-    real_renderer, real_reader = build.MarkdownRenderer, build.HtmlChecker
+    real_renderer, real_reader = load.MarkdownRenderer, links.HtmlChecker
 
     def refused(*args, **kwargs):
         raise AssertionError("converted or read again although nothing changed")
 
-    monkeypatch.setattr(build, "MarkdownRenderer", refused)
-    monkeypatch.setattr(build, "HtmlChecker", refused)
+    monkeypatch.setattr(load, "MarkdownRenderer", refused)
+    monkeypatch.setattr(links, "HtmlChecker", refused)
     assert build.build(project, tmp_path / "b") == first
-    monkeypatch.setattr(build, "MarkdownRenderer", real_renderer)
-    monkeypatch.setattr(build, "HtmlChecker", real_reader)
+    monkeypatch.setattr(load, "MarkdownRenderer", real_renderer)
+    monkeypatch.setattr(links, "HtmlChecker", real_reader)
     write_record(project, "DR-002", "second", body="See [the first](../DR-001/) again.", day=2)
     changed = build.build(project, tmp_path / "c")
     assert "again." in changed["decisions/DR-002/index.html"].decode()
@@ -635,7 +638,7 @@ def test_the_service_worker_lists_a_changed_file_again(project, tmp_path):
     fresh = {path: data for path, data in files.items() if path != service_worker.SERVICE_WORKER}
     source = (project / "site_src" / service_worker.SERVICE_WORKER).read_text(encoding="utf-8")
     assert files[service_worker.SERVICE_WORKER].decode() == service_worker.service_worker(source, fresh)
-    assert build.content_hash(css.read_bytes()) in files[service_worker.SERVICE_WORKER].decode()
+    assert content_hash(css.read_bytes()) in files[service_worker.SERVICE_WORKER].decode()
 
 
 def test_a_runtime_file_changed_in_place_with_the_same_size_is_copied_again(project, tmp_path):
@@ -676,10 +679,10 @@ def test_a_kept_digest_stands_for_a_file_only_with_its_status_and_once_settled(t
     digests.entries = {str(path): {"status": seen, "read_at": settled, "sha256": "kept"}}
     assert digests.read(path) == (b"one", "kept")  # not hashed: the kept digest stands for it
     digests.entries = {str(path): {"status": seen, "read_at": racy, "sha256": "kept"}}
-    assert digests.read(path)[1] == build.hashlib.sha256(b"one").hexdigest()  # read 1 ms after a change: hashed
+    assert digests.read(path)[1] == hashlib.sha256(b"one").hexdigest()  # read 1 ms after a change: hashed
     other = [*seen[:1], seen[1] + 1, *seen[2:]]
     digests.entries = {str(path): {"status": other, "read_at": settled, "sha256": "kept"}}
-    assert digests.read(path)[1] == build.hashlib.sha256(b"one").hexdigest()
+    assert digests.read(path)[1] == hashlib.sha256(b"one").hexdigest()
 
 
 def test_each_compressible_file_gets_a_gzip_copy_of_its_bytes_that_the_service_worker_does_not_keep(dist):
@@ -693,7 +696,7 @@ def test_each_compressible_file_gets_a_gzip_copy_of_its_bytes_that_the_service_w
         assert len(built[path]) < len(original), path
     compressible = {path + ".gz" for path in built if path.endswith(hosting.COMPRESSED_SUFFIXES)}
     assert copies == compressible  # every such file of the real site is made smaller by gzip
-    runtime = build.pyodide_folder(build.ROOT / "node_modules" / "pyodide")
+    runtime = pyodide_folder(build.ROOT / "node_modules" / "pyodide")
     assert {"sw.js.gz", "index.html.gz", "static/js/worker.mjs.gz", f"{runtime}/pyodide.asm.wasm.gz"} <= copies
     wasm = next(path for path in copies if path.endswith(".wasm.gz"))
     assert len(built[wasm]) < len(gzip.compress(built[wasm.removesuffix(".gz")], 1))  # better than a host's level 1

@@ -21,10 +21,11 @@ from conftest import PageWatch, wait_for_python
 from nginx_server import NGINX, Nginx, readme_server_block, replace_once_or_more
 from pyapp import __version__
 from sitegen import hosting
+from sitegen.static import pyodide_folder
 
 pytestmark = pytest.mark.browser
 
-PYODIDE = build.pyodide_folder(build.ROOT / "node_modules" / "pyodide")
+PYODIDE = pyodide_folder(build.ROOT / "node_modules" / "pyodide")
 MJS_TYPE = "text/javascript mjs;"
 
 

@@ -10,6 +10,7 @@ import build
 from conftest import serve, wait_for_python
 from pyapp import __version__
 from sitegen.serve import SiteHandler
+from sitegen.static import pyodide_folder
 
 pytestmark = pytest.mark.browser
 
@@ -49,7 +50,7 @@ def test_host_forbidding_webassembly_gets_a_clear_message_not_a_hang(browser, di
 def test_served_with_wasm_and_module_mime_types(site):
     import urllib.request
 
-    pyodide = build.pyodide_folder(build.ROOT / "node_modules" / "pyodide")
+    pyodide = pyodide_folder(build.ROOT / "node_modules" / "pyodide")
     for path, mime in [(f"{pyodide}/pyodide.asm.wasm", "application/wasm"),
                        (f"{pyodide}/pyodide.mjs", "text/javascript"), ("static/js/worker.mjs", "text/javascript")]:
         with urllib.request.urlopen(site.url + path) as response:

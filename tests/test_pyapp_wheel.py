@@ -11,6 +11,7 @@ from pathlib import Path
 from test_build import SMALL_PYPROJECT
 
 import build
+from sitegen.static import PYAPP_FOLDER
 from sitegen.wheel import build_wheel
 
 FILES = {
@@ -63,7 +64,7 @@ def test_wheel_is_byte_identical_whatever_the_files_times(tmp_path):
 
 
 def test_site_ships_the_real_package_with_its_data(dist):
-    wheel = next((dist / build.PYAPP_FOLDER).glob("kd_tree_explorer-*.whl"))
+    wheel = next((dist / PYAPP_FOLDER).glob("kd_tree_explorer-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     # Each module precompiled by Pyodide's Python in place of its source (DR-002).
     assert {"pyapp/__init__.pyc", "pyapp/browser.pyc", "pyapp/answer_schema.json", "pyapp/data/businesses.csv"} <= names

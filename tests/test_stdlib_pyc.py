@@ -17,10 +17,12 @@ import pytest
 import build
 from pyodide_harness import run_in_node
 from sitegen import stdlib_pyc
+from sitegen.links import content_hash
+from sitegen.static import pyodide_folder
 from sitegen.wheel import build_wheel
 
 RUNTIME = build.ROOT / "node_modules" / "pyodide"
-STDLIB_PYC = f"{build.pyodide_folder(RUNTIME)}/python_stdlib.pyc.zip"
+STDLIB_PYC = f"{pyodide_folder(RUNTIME)}/python_stdlib.pyc.zip"
 
 CLI_SAMPLE = [
     ["trace", "--order", "median-first", "--kind", "nearest", "--lon", "24.944", "--lat", "60.170", "--json"],
@@ -125,7 +127,7 @@ def test_page_worker_boots_from_the_precompiled_stdlib(watched, site, dist, path
     watched.page.wait_for_selector("#python-status[data-state='ready']", timeout=90_000)
     stdlibs = [url.removeprefix(site.url) for url in requested if "python_stdlib" in url]
     # The worker that makes the start-up snapshot, once the page is idle, may ask for the same URL.
-    assert set(stdlibs) == {f"{STDLIB_PYC}?v={build.content_hash((dist / STDLIB_PYC).read_bytes())}"}
+    assert set(stdlibs) == {f"{STDLIB_PYC}?v={content_hash((dist / STDLIB_PYC).read_bytes())}"}
 
 
 # The sample run from the site's wheels, with where pyapp's modules came from and the bytecode's magic number.
