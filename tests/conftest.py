@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-import build
 from pyapp import browser as pyapp_browser
+from sitegen import builder
 from sitegen.serve import SiteHandler, make_server
 
 CHROMIUM = "/usr/bin/chromium"
@@ -41,7 +41,7 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real site, built once per test session into a temporary folder."""
     out = tmp_path_factory.mktemp("dist")
-    build.build(dist=out)
+    builder.build(dist=out)
     return out
 
 

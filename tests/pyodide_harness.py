@@ -20,8 +20,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-import build
 from conftest import CHROMIUM, CHROMIUM_ARGS
+from sitegen import builder
 from sitegen.serve import make_server
 from sitegen.static import pyodide_folder
 from sitegen.wheel import build_wheel
@@ -133,7 +133,7 @@ class BrowserPython:
 
         self._tmp = tempfile.TemporaryDirectory()
         self.folder = Path(self._tmp.name) / "dist"
-        files = build.build(dist=self.folder)
+        files = builder.build(dist=self.folder)
         (self.folder / "harness-extra").mkdir()
         for name, path in self.extra_files.items():
             shutil.copy(path, self.folder / "harness-extra" / name)

@@ -20,11 +20,13 @@ import jinja2
 import pytest
 
 import build
-from sitegen import caches, hosting, links, load
+from sitegen import ROOT, builder, caches, hosting, links, load
 from sitegen.convert import MarkdownRenderer
 from sitegen.document_cache import code_inputs
 from sitegen.links import content_hash, relative_url
+from sitegen.output import write_dist
 from sitegen.problems import BuildFailed
+from sitegen.render import render_site
 from sitegen.static import PYODIDE_FILES, pyodide_folder
 from sitegen.wheel import build_wheel
 
@@ -85,12 +87,12 @@ def project(tmp_path: Path) -> Path:
     """A small project: two records, one page, the real templates, a stand-in Pyodide runtime."""
     root = tmp_path / "project"
     (root / "decisions").mkdir(parents=True)
-    shutil.copytree(build.ROOT / "site_src" / "templates", root / "site_src" / "templates")
+    shutil.copytree(ROOT / "site_src" / "templates", root / "site_src" / "templates")
     # The templates' assets and the service worker; the pages that load scripts are not part of this project.
-    shutil.copytree(build.ROOT / "site_src" / "static" / "css", root / "site_src" / "static" / "css")
+    shutil.copytree(ROOT / "site_src" / "static" / "css", root / "site_src" / "static" / "css")
     (root / "site_src" / "static" / "js").mkdir()
-    shutil.copy(build.ROOT / "site_src" / "static" / "js" / "start.js", root / "site_src" / "static" / "js")
-    shutil.copy(build.ROOT / "site_src" / "sw.js", root / "site_src")
+    shutil.copy(ROOT / "site_src" / "static" / "js" / "start.js", root / "site_src" / "static" / "js")
+    shutil.copy(ROOT / "site_src" / "sw.js", root / "site_src")
     (root / "site_src" / "pages").mkdir()
     (root / "site_src" / "pages" / "index.md").write_text(
         "---\ntitle: Home\n---\n# Home\n\nSee DR-001 and [the records](decisions/).\n", encoding="utf-8")
@@ -114,12 +116,12 @@ def project(tmp_path: Path) -> Path:
 def problems_of(root: Path) -> list[str]:
     """Every problem of the project, from loading or, once it loads, from rendering."""
     with pytest.raises(BuildFailed) as failure:
-        build.render_site(load.load_site(root), root)
+        render_site(load.load_site(root), root)
     return [str(p) for p in failure.value.problems]
 
 
 def test_small_site_renders_records_index_feed_and_pages(project, tmp_path):
-    files = build.build(project, tmp_path / "dist")
+    files = builder.build(project, tmp_path / "dist")
     for path in ["index.html", "decisions/index.html", "decisions/DR-001/index.html", "decisions/DR-002/index.html",
                  "decisions/feed.xml", "decisions/src/DR-001-first.md", "pyodide/0.0.1/pyodide.asm.wasm",
                  "app/small_site-0.1-py3-none-any.whl"]:
@@ -131,17 +133,17 @@ def test_small_site_renders_records_index_feed_and_pages(project, tmp_path):
 
 
 def test_record_mentions_link_to_records_but_not_inside_code(project, tmp_path):
-    html = build.build(project, tmp_path / "dist")["decisions/DR-001/index.html"].decode()
+    html = builder.build(project, tmp_path / "dist")["decisions/DR-001/index.html"].decode()
     assert '<a href="../DR-002/">DR-002</a>' in html
     assert "<code>DR-001</code>" in html
-    home = build.build(project, tmp_path / "dist2")["index.html"].decode()
+    home = builder.build(project, tmp_path / "dist2")["index.html"].decode()
     assert '<a href="decisions/DR-001/">DR-001</a>' in home
 
 
 def test_supersede_links_run_both_ways_from_one_side(project, tmp_path):
     write_record(project, "DR-001", "first", status="Superseded")
     write_record(project, "DR-002", "second", extra="supersedes: DR-001\n", day=2)
-    files = build.build(project, tmp_path / "dist")
+    files = builder.build(project, tmp_path / "dist")
     old = files["decisions/DR-001/index.html"].decode()
     new = files["decisions/DR-002/index.html"].decode()
     assert re.search(r"Superseded by</dt><dd><a href=\"../DR-002/\">", old)
@@ -259,7 +261,7 @@ WORKING_LINKS = [
 @pytest.mark.parametrize("body", [b for _, b in WORKING_LINKS], ids=[i for i, _ in WORKING_LINKS])
 def test_what_links_nowhere_builds(project, tmp_path, body):
     write_record(project, "DR-003", body=body)
-    assert "decisions/DR-003/index.html" in build.build(project, tmp_path / "dist")
+    assert "decisions/DR-003/index.html" in builder.build(project, tmp_path / "dist")
 
 
 def test_each_document_is_converted_from_a_clean_state():
@@ -280,7 +282,7 @@ def test_all_problems_are_reported_at_once(project):
 
 def test_command_line_exits_non_zero_and_names_the_file(project):
     write_record(project, "DR-003", status="Finished")
-    done = subprocess.run([sys.executable, str(build.ROOT / "build.py"), "--root", str(project)],
+    done = subprocess.run([sys.executable, str(ROOT / "build.py"), "--root", str(project)],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 1
     assert "decisions/DR-003-thing.md:4: unknown status 'Finished'" in done.stderr
@@ -302,7 +304,7 @@ LIST_WITH_TABLE = """- **First.** Measured:
 
 def test_a_table_in_a_list_item_keeps_the_items_after_it_apart(project, tmp_path):
     write_record(project, "DR-003", body=LIST_WITH_TABLE)
-    html = build.build(project, tmp_path / "dist")["decisions/DR-003/index.html"].decode()
+    html = builder.build(project, tmp_path / "dist")["decisions/DR-003/index.html"].decode()
     items = re.findall(r"<li>(.*?)</li>", html.split('class="toc"')[1].split("</nav>")[1], flags=re.DOTALL)
     assert len(items) == 3, items
     assert "<table>" in items[0] and "After the table." in items[0]
@@ -319,7 +321,7 @@ def test_real_records_have_no_list_items_run_together(dist):
 
 
 def test_a_record_has_a_table_of_contents_linking_its_sections(project, tmp_path):
-    html = build.build(project, tmp_path / "dist")["decisions/DR-001/index.html"].decode()
+    html = builder.build(project, tmp_path / "dist")["decisions/DR-001/index.html"].decode()
     contents = html.split('<nav class="toc" aria-label="Contents">')[1].split("</nav>")[0]
     assert re.findall(r'href="#([a-z-]+)"', contents) == [
         "context", "decision", "options-considered", "why", "what-happened", "what-id-change"]
@@ -327,14 +329,14 @@ def test_a_record_has_a_table_of_contents_linking_its_sections(project, tmp_path
 
 def test_feed_entries_summarise_the_records_context(project, tmp_path):
     write_record(project, "DR-003", body="The *first* paragraph, with `code` & more.\n\nThe second.", day=3)
-    feed = ET.fromstring(build.build(project, tmp_path / "dist")["decisions/feed.xml"])
+    feed = ET.fromstring(builder.build(project, tmp_path / "dist")["decisions/feed.xml"])
     ns = {"a": "http://www.w3.org/2005/Atom"}
     summary = feed.find("a:entry", ns).find("a:summary", ns).text
     assert summary == "The first paragraph, with code & more."
 
 
 def test_feed_is_atom_with_one_entry_per_record(project, tmp_path):
-    feed = build.build(project, tmp_path / "dist")["decisions/feed.xml"]
+    feed = builder.build(project, tmp_path / "dist")["decisions/feed.xml"]
     root = ET.fromstring(feed)
     ns = {"a": "http://www.w3.org/2005/Atom"}
     entries = root.findall("a:entry", ns)
@@ -381,14 +383,14 @@ def test_real_site_contents(dist):
                  "explorer/index.html", "ai-eval/index.html", "_headers", ".htaccess",
                  "app/kd_tree_explorer-0.1.0-py3-none-any.whl"]:
         assert (dist / path).is_file(), path
-    for source in sorted((build.ROOT / "decisions").glob("DR-*.md")):
+    for source in sorted((ROOT / "decisions").glob("DR-*.md")):
         assert (dist / "decisions" / source.name[:6] / "index.html").is_file()
     assert "Content-Security-Policy: " + hosting.CSP_HEADER in (dist / "_headers").read_text()
 
 
 def test_two_builds_are_byte_identical(tmp_path):
-    first = build.build(dist=tmp_path / "a")
-    second = build.build(dist=tmp_path / "b")
+    first = builder.build(dist=tmp_path / "a")
+    second = builder.build(dist=tmp_path / "b")
     assert first.keys() == second.keys()
     assert [p for p in first if first[p] != second[p]] == []
     on_disk = sorted(p.relative_to(tmp_path / "a").as_posix() for p in (tmp_path / "a").rglob("*") if p.is_file())
@@ -397,7 +399,7 @@ def test_two_builds_are_byte_identical(tmp_path):
 
 def test_rebuild_keeps_unchanged_files_and_removes_what_is_not_an_output(tmp_path):
     dist, outside = tmp_path / "dist", tmp_path / "outside"
-    build.write_dist({"same.txt": b"same", "a/changed.txt": b"old", "a/gone.txt": b"x", "b/c/gone.txt": b"x"}, dist)
+    write_dist({"same.txt": b"same", "a/changed.txt": b"old", "a/gone.txt": b"x", "b/c/gone.txt": b"x"}, dist)
     outside.mkdir()
     (outside / "kept.txt").write_bytes(b"not ours")
     (dist / "a" / "link").symlink_to(outside, target_is_directory=True)
@@ -405,7 +407,7 @@ def test_rebuild_keeps_unchanged_files_and_removes_what_is_not_an_output(tmp_pat
     (dist / "now-a-file").mkdir()
     long_ago = 1_000_000_000
     os.utime(dist / "same.txt", (long_ago, long_ago))
-    build.write_dist({"same.txt": b"same", "a/changed.txt": b"new", "now-a-file": b"f"}, dist)
+    write_dist({"same.txt": b"same", "a/changed.txt": b"new", "now-a-file": b"f"}, dist)
     on_disk = {p.relative_to(dist).as_posix(): p.read_bytes() for p in dist.rglob("*") if p.is_file()}
     assert on_disk == {"same.txt": b"same", "a/changed.txt": b"new", "now-a-file": b"f"}
     assert sorted(p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_dir()) == ["a"]
@@ -416,10 +418,10 @@ def test_rebuild_keeps_unchanged_files_and_removes_what_is_not_an_output(tmp_pat
 def test_a_build_with_warm_caches_does_not_import_the_experiment(tmp_path, dist):
     # The dist fixture's build filled the caches; the experiment's figures and markup come from them (DR-001).
     again = tmp_path / "again"
-    code = ("import json, sys, pathlib, build\n"
-            f"build.build(dist=pathlib.Path({str(again)!r}))\n"
+    code = ("import json, sys, pathlib\nfrom sitegen import builder\n"
+            f"builder.build(dist=pathlib.Path({str(again)!r}))\n"
             "print(json.dumps(list(sys.modules)))")
-    done = subprocess.run([sys.executable, "-c", code], cwd=build.ROOT, capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     imported = set(json.loads(done.stdout))
     assert "pyapp.experiment" not in imported
     assert ((tmp_path / "again" / "experiments" / "index.html").read_bytes()
@@ -427,7 +429,7 @@ def test_a_build_with_warm_caches_does_not_import_the_experiment(tmp_path, dist)
 
 
 def test_a_rebuild_takes_unchanged_documents_from_the_cache_and_converts_changed_ones(project, tmp_path, monkeypatch):
-    first = build.build(project, tmp_path / "a")
+    first = builder.build(project, tmp_path / "a")
     real_renderer, real_reader = load.MarkdownRenderer, links.HtmlChecker
 
     def refused(*args, **kwargs):
@@ -435,14 +437,14 @@ def test_a_rebuild_takes_unchanged_documents_from_the_cache_and_converts_changed
 
     monkeypatch.setattr(load, "MarkdownRenderer", refused)
     monkeypatch.setattr(links, "HtmlChecker", refused)
-    assert build.build(project, tmp_path / "b") == first
+    assert builder.build(project, tmp_path / "b") == first
     monkeypatch.setattr(load, "MarkdownRenderer", real_renderer)
     monkeypatch.setattr(links, "HtmlChecker", real_reader)
     write_record(project, "DR-002", "second", body="See [the first](../DR-001/) again.", day=2)
-    changed = build.build(project, tmp_path / "c")
+    changed = builder.build(project, tmp_path / "c")
     assert "again." in changed["decisions/DR-002/index.html"].decode()
     shutil.rmtree(project / ".cache")
-    assert build.build(project, tmp_path / "d") == changed  # as a build without the cache makes it
+    assert builder.build(project, tmp_path / "d") == changed  # as a build without the cache makes it
 
 
 def test_a_document_with_a_problem_is_checked_again_on_every_build(project, tmp_path):
@@ -453,7 +455,7 @@ def test_a_document_with_a_problem_is_checked_again_on_every_build(project, tmp_
 
 def test_output_may_not_leave_dist(tmp_path):
     with pytest.raises(BuildFailed, match="leaves dist"):
-        build.write_dist({"../escape.txt": b"x"}, tmp_path / "dist")
+        write_dist({"../escape.txt": b"x"}, tmp_path / "dist")
     assert not (tmp_path / "escape.txt").exists()
 
 
@@ -488,7 +490,7 @@ def test_small_site_matches_its_snapshot(project, tmp_path):
     After an intended change to templates, CSS or rendering, regenerate with
     ``UPDATE_SNAPSHOTS=1 python -m pytest tests/test_build.py -k snapshot`` and review the diff.
     """
-    build.build(project, tmp_path / "dist")
+    builder.build(project, tmp_path / "dist")
     if os.environ.get("UPDATE_SNAPSHOTS"):
         shutil.rmtree(SNAPSHOT, ignore_errors=True)
         shutil.copytree(tmp_path / "dist", SNAPSHOT)
@@ -525,14 +527,14 @@ def test_second_build_loads_compiled_templates_from_the_cache(project, tmp_path,
         return compile_source(self, source, name, filename, raw, defer_init)
 
     monkeypatch.setattr(jinja2.Environment, "compile", counting)
-    first = build.build(project, tmp_path / "a")
+    first = builder.build(project, tmp_path / "a")
     assert "base.html.j2" in compiled and None not in compiled  # the project's pages are Markdown
     assert len(list((project / caches.TEMPLATE_CACHE).iterdir())) == len(compiled)
     compiled.clear()
-    assert build.build(project, tmp_path / "b") == first
+    assert builder.build(project, tmp_path / "b") == first
     assert compiled == []
     add_to_template(project, "page.html.j2", "<!-- changed -->")
-    assert "<!-- changed -->" in build.build(project, tmp_path / "c")["index.html"].decode()
+    assert "<!-- changed -->" in builder.build(project, tmp_path / "c")["index.html"].decode()
     assert compiled == ["page.html.j2"]
 
 
@@ -564,7 +566,7 @@ def test_real_home_page_sends_explaining_a_search_to_the_explorer(dist):
 
 def test_a_changed_template_fails_the_snapshot_with_a_diff_of_each_page(project, tmp_path):
     add_to_template(project, "base.html.j2", "<!-- a changed line -->")
-    build.build(project, tmp_path / "dist")
+    builder.build(project, tmp_path / "dist")
     report = differences(SNAPSHOT, tmp_path / "dist")
     pages = sorted(p.relative_to(SNAPSHOT).as_posix() for p in SNAPSHOT.rglob("*.html"))
     for page in pages:
@@ -577,19 +579,19 @@ def test_a_changed_template_fails_the_snapshot_with_a_diff_of_each_page(project,
 
 
 def test_a_warm_build_imports_neither_markdown_nor_yaml(project, tmp_path):
-    code = ("import json, sys, pathlib, build\n"
-            f"build.build(pathlib.Path({str(project)!r}), pathlib.Path({str(tmp_path / 'dist')!r}))\n"
+    code = ("import json, sys, pathlib\nfrom sitegen import builder\n"
+            f"builder.build(pathlib.Path({str(project)!r}), pathlib.Path({str(tmp_path / 'dist')!r}))\n"
             "print(json.dumps(sorted(name for name in sys.modules if name.split('.')[0] in ('markdown', 'yaml'))))")
-    runs = [subprocess.run([sys.executable, "-c", code], cwd=build.ROOT, capture_output=True, text=True, check=True)
+    runs = [subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
             for _ in range(2)]
     assert "markdown" in json.loads(runs[0].stdout) and "yaml" in json.loads(runs[0].stdout)  # a cold build
     assert json.loads(runs[1].stdout) == []
 
 
 def test_a_changed_front_matter_is_read_again(project, tmp_path):
-    build.build(project, tmp_path / "a")
+    builder.build(project, tmp_path / "a")
     write_record(project, "DR-002", "second", body="See [the first](../DR-001/).", day=2, title="A new title")
-    assert "<td>A new title</td>" in build.build(project, tmp_path / "b")["decisions/index.html"].decode()
+    assert "<td>A new title</td>" in builder.build(project, tmp_path / "b")["decisions/index.html"].decode()
     write_record(project, "DR-002", "second", body="See [the first](../DR-001/).", day=2, extra="1: one\n")
     for _ in range(2):  # a key JSON would turn into text is not kept: YAML reads it on every build
         assert any("DR-002-second.md:6: unknown front matter key 1" in p for p in problems_of(project))
@@ -617,13 +619,13 @@ def test_the_documents_cache_is_keyed_by_every_module_of_the_generator():
 
 
 def test_a_changed_package_file_or_project_version_makes_a_new_wheel(project, tmp_path):
-    first = build.build(project, tmp_path / "a")
+    first = builder.build(project, tmp_path / "a")
     assert first["app/small_site-0.1-py3-none-any.whl"] == build_wheel(project)[1]
     (project / "pyapp" / "__init__.py").write_text("__version__ = '1'\n", encoding="utf-8")
-    second = build.build(project, tmp_path / "b")["app/small_site-0.1-py3-none-any.whl"]
+    second = builder.build(project, tmp_path / "b")["app/small_site-0.1-py3-none-any.whl"]
     assert second != first["app/small_site-0.1-py3-none-any.whl"] and second == build_wheel(project)[1]
     rewrite(project / "pyproject.toml", 'version = "0.1"', 'version = "0.2"')
-    third = build.build(project, tmp_path / "c")
+    third = builder.build(project, tmp_path / "c")
     assert "app/small_site-0.2-py3-none-any.whl" in third and "app/small_site-0.1-py3-none-any.whl" not in third
     assert len(list((project / caches.WHEEL_CACHE).rglob("*.whl"))) == 1  # an earlier input's wheel is removed
 
@@ -631,10 +633,10 @@ def test_a_changed_package_file_or_project_version_makes_a_new_wheel(project, tm
 def test_the_service_worker_lists_a_changed_file_again(project, tmp_path):
     from sitegen import service_worker
 
-    build.build(project, tmp_path / "a")
+    builder.build(project, tmp_path / "a")
     css = next((project / "site_src" / "static" / "css").glob("*.css"))
     css.write_bytes(css.read_bytes() + b"\n/* changed */\n")
-    files = build.build(project, tmp_path / "b")
+    files = builder.build(project, tmp_path / "b")
     fresh = {path: data for path, data in files.items() if path != service_worker.SERVICE_WORKER}
     source = (project / "site_src" / service_worker.SERVICE_WORKER).read_text(encoding="utf-8")
     assert files[service_worker.SERVICE_WORKER].decode() == service_worker.service_worker(source, fresh)
@@ -643,9 +645,9 @@ def test_the_service_worker_lists_a_changed_file_again(project, tmp_path):
 
 def test_a_runtime_file_changed_in_place_with_the_same_size_is_copied_again(project, tmp_path):
     wasm = project / "node_modules" / "pyodide" / "pyodide.asm.wasm"
-    build.build(project, tmp_path / "dist")
+    builder.build(project, tmp_path / "dist")
     wasm.write_bytes(wasm.read_bytes().upper())  # same size, at once: within the file system's clock tick
-    files = build.build(project, tmp_path / "dist")
+    files = builder.build(project, tmp_path / "dist")
     assert files["pyodide/0.0.1/pyodide.asm.wasm"] == wasm.read_bytes()
     assert (tmp_path / "dist" / "pyodide" / "0.0.1" / "pyodide.asm.wasm").read_bytes() == wasm.read_bytes()
 
@@ -654,17 +656,17 @@ def test_a_dist_file_changed_behind_the_build_or_whose_output_changed_is_written
     from sitegen import digests
 
     dist = tmp_path / "dist"
-    build.build(project, dist)
+    builder.build(project, dist)
     real_clock = digests.time.time_ns
     monkeypatch.setattr(digests.time, "time_ns", lambda: real_clock() + 3 * digests.SETTLED_NS)
-    build.build(project, dist)  # reads dist/ back as if its files had settled long ago, and keeps their digests
+    builder.build(project, dist)  # reads dist/ back as if its files had settled long ago, and keeps their digests
     page = dist / "index.html"
     page.write_text(page.read_text(encoding="utf-8").replace("Home", "Hoax"), encoding="utf-8")  # same size
-    build.build(project, dist)
+    builder.build(project, dist)
     assert "Hoax" not in page.read_text(encoding="utf-8")
-    build.build(project, dist)  # settled again
+    builder.build(project, dist)  # settled again
     rewrite(project / "site_src" / "pages" / "index.md", "# Home", "# Hame")  # a new output of the same size
-    build.build(project, dist)
+    builder.build(project, dist)
     assert "Hame" in page.read_text(encoding="utf-8")
 
 
@@ -696,7 +698,7 @@ def test_each_compressible_file_gets_a_gzip_copy_of_its_bytes_that_the_service_w
         assert len(built[path]) < len(original), path
     compressible = {path + ".gz" for path in built if path.endswith(hosting.COMPRESSED_SUFFIXES)}
     assert copies == compressible  # every such file of the real site is made smaller by gzip
-    runtime = pyodide_folder(build.ROOT / "node_modules" / "pyodide")
+    runtime = pyodide_folder(ROOT / "node_modules" / "pyodide")
     assert {"sw.js.gz", "index.html.gz", "static/js/worker.mjs.gz", f"{runtime}/pyodide.asm.wasm.gz"} <= copies
     wasm = next(path for path in copies if path.endswith(".wasm.gz"))
     assert len(built[wasm]) < len(gzip.compress(built[wasm.removesuffix(".gz")], 1))  # better than a host's level 1
@@ -708,7 +710,7 @@ def test_each_compressible_file_gets_a_gzip_copy_of_its_bytes_that_the_service_w
 def test_gzip_copies_are_made_once_and_only_where_they_are_smaller(project, tmp_path, monkeypatch):
     from sitegen import compression
 
-    files = build.build(project, tmp_path / "a")
+    files = builder.build(project, tmp_path / "a")
     assert "index.html.gz" in files and "pyodide/0.0.1/pyodide.asm.wasm" in files
     assert "pyodide/0.0.1/pyodide.asm.wasm.gz" not in files  # the stand-in runtime's few bytes: gzip adds to them
     cache = project / caches.GZIP_CACHE
@@ -718,11 +720,11 @@ def test_gzip_copies_are_made_once_and_only_where_they_are_smaller(project, tmp_
         raise AssertionError("compressed again")
 
     monkeypatch.setattr(compression.gzip, "compress", refuse)
-    assert build.build(project, tmp_path / "b") == files  # all from the cache
+    assert builder.build(project, tmp_path / "b") == files  # all from the cache
     monkeypatch.undo()
     page = project / "site_src" / "pages" / "index.md"
     page.write_text(page.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
-    changed = build.build(project, tmp_path / "c")
+    changed = builder.build(project, tmp_path / "c")
     assert gzip.decompress(changed["index.html.gz"]) == changed["index.html"] != files["index.html"]
     kept = {p.name for p in cache.iterdir()}
     assert f"{hashlib.sha256(files['index.html']).hexdigest()}.gz" not in kept  # the old page's copy is gone

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from eval_helpers import SETTINGS, WRONG_CLAIMS, answer_for, call
 
-import build
 from pyapp.evalset import case_ids
 from pyapp.export import export_json
+from sitegen import ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -22,7 +22,7 @@ STATIC_PAGES = ("", "experiments/", "decisions/", "decisions/DR-001/", "decision
 # The Python pages as a visitor first sees them, before Python is ready; later states have their own tests.
 PYTHON_PAGES = ("explorer/", "ai-eval/")
 WITH_RUNS = "ai-eval/ with long runs"
-AXE = build.ROOT / "node_modules" / "axe-core" / "axe.min.js"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # Run ids and model names as long as the audit log allows: they must wrap, not widen the page.
 LONG_RUNS = ("run-" + "a" * 60, "run-" + "b" * 60)
 LONG_SETTINGS = {**SETTINGS, "model": "claude-a-very-long-model-name-that-goes-on-and-on-20261202-preview"}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from test_build import SMALL_PYPROJECT
 
-import build
+from sitegen import ROOT
 from sitegen.static import PYAPP_FOLDER
 from sitegen.wheel import build_wheel
 
@@ -68,4 +68,4 @@ def test_site_ships_the_real_package_with_its_data(dist):
     names = set(zipfile.ZipFile(wheel).namelist())
     # Each module precompiled by Pyodide's Python in place of its source (DR-002).
     assert {"pyapp/__init__.pyc", "pyapp/browser.pyc", "pyapp/answer_schema.json", "pyapp/data/businesses.csv"} <= names
-    assert {p.relative_to(build.ROOT).as_posix() + "c" for p in (build.ROOT / "pyapp").glob("*.py")} <= names
+    assert {p.relative_to(ROOT).as_posix() + "c" for p in (ROOT / "pyapp").glob("*.py")} <= names

@@ -14,14 +14,13 @@ from pathlib import Path
 
 import pytest
 
-import build
 from pyodide_harness import run_in_node
-from sitegen import stdlib_pyc
+from sitegen import ROOT, stdlib_pyc
 from sitegen.links import content_hash
 from sitegen.static import pyodide_folder
 from sitegen.wheel import build_wheel
 
-RUNTIME = build.ROOT / "node_modules" / "pyodide"
+RUNTIME = ROOT / "node_modules" / "pyodide"
 STDLIB_PYC = f"{pyodide_folder(RUNTIME)}/python_stdlib.pyc.zip"
 
 CLI_SAMPLE = [
@@ -166,7 +165,7 @@ def test_site_wheels_hold_pyodides_bytecode_in_place_of_the_sources_and_answer_a
 
 def test_precompiled_wheels_are_byte_identical_and_cached(tmp_path, dist):
     name = next((dist / "app").glob("*.whl")).name
-    source = {name: build_wheel(build.ROOT)[1]}
+    source = {name: build_wheel(ROOT)[1]}
     made = stdlib_pyc.precompiled_wheels(RUNTIME, source)  # from the cache the dist fixture's build filled
     assert made[name] == (dist / "app" / name).read_bytes()
     (tmp_path / "in.whl").write_bytes(source[name])
