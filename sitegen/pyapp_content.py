@@ -29,15 +29,15 @@ def pyapp_digest() -> str:
 
 
 @functools.cache
-def page_content(name: str) -> dict:
+def page_content(root: Path, name: str) -> dict:
     """A page's fixed content from ``pyapp.page_content``, computed by the functions the worker calls,
     so it shows before Python starts (DR-002).
 
-    Kept in ``.cache/page-content`` under a hash of pyapp's files: importing and running pyapp would
+    Kept in the project's ``.cache/page-content`` under a hash of pyapp's files: importing and running pyapp would
     otherwise add several hundred milliseconds to every build. The value goes through JSON either way,
     so a build from the cache gives the same bytes.
     """
-    cached = ROOT / PAGE_CONTENT_CACHE / f"{name}-{pyapp_digest()[:16]}.json"
+    cached = root / PAGE_CONTENT_CACHE / f"{name}-{pyapp_digest()[:16]}.json"
     if not cached.exists():
         from pyapp import page_content as content
 

@@ -126,7 +126,8 @@ class Renderer:
         compiled = self.page_template(page) if page is not None else self.env.get_template(template)
         return compiled.render(
             root=root, asset=asset, link=link, url=url, csp=CSP, site_title=SITE_TITLE,
-            boot_timeout_ms=BOOT_TIMEOUT_MS, wheels=wheels, pyapp=pyapp, page_content=page_content, **context,
+            boot_timeout_ms=BOOT_TIMEOUT_MS, wheels=wheels, pyapp=pyapp,
+            page_content=functools.partial(page_content, self.root), **context,
         )
 
 

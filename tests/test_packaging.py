@@ -56,6 +56,7 @@ def test_a_non_editable_install_builds_the_same_site(tmp_path, dist):
     assert installed == {path.name for path in (REPO / "sitegen").glob("*.py")}
 
     run(python, "-m", "build", "--root", project)
+    assert not (site_packages / ".cache").exists()  # the build's caches are the project's
     built = files_of(project / "dist")
     assert {"index.html", "decisions/index.html", "decisions/DR-001/index.html", "explorer/index.html",
             "sw.js"} <= set(built)
