@@ -34,12 +34,12 @@ serve: $(VENV)/.site-deps node_modules/.package-lock.json
 chromium:
 	@test -x /usr/bin/chromium || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 
-# Debian's nginx: a test serves dist/ with the README's server block (tests/test_nginx_browser.py).
+# Debian's nginx: a test serves dist/ with the README's server block (tests/site/test_nginx_browser.py).
 nginx:
 	@test -x /usr/sbin/nginx || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx; }
 
 # Debian's Firefox ESR (driven by puppeteer-core from npm) and WebKitGTK: WebKitWebDriver
-# with its MiniBrowser (in libwebkit2gtk-4.1-0) on an Xvfb display (tests/engines.py).
+# with its MiniBrowser (in libwebkit2gtk-4.1-0) on an Xvfb display (tests/support/engines.py).
 # Another apt run may hold the lock for a while: wait and try again.
 ENGINE_FILES := /usr/bin/firefox-esr /usr/bin/WebKitWebDriver /usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser /usr/bin/Xvfb
 engines:

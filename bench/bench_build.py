@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import build  # noqa: E402
+from sitegen import ROOT, builder  # noqa: E402
 from stats_util import summary, time_ms  # noqa: E402
 
 BODY = """
@@ -55,11 +55,11 @@ Nothing.
 
 def generated_project(base: Path, count: int) -> Path:
     root = base / f"project-{count}"
-    shutil.copytree(build.ROOT / "site_src", root / "site_src")
-    shutil.copytree(build.ROOT / "pyapp", root / "pyapp", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(build.ROOT / "pyproject.toml", root / "pyproject.toml")
+    shutil.copytree(ROOT / "site_src", root / "site_src")
+    shutil.copytree(ROOT / "pyapp", root / "pyapp", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
     (root / "node_modules").mkdir()
-    (root / "node_modules" / "pyodide").symlink_to(build.ROOT / "node_modules" / "pyodide")
+    (root / "node_modules" / "pyodide").symlink_to(ROOT / "node_modules" / "pyodide")
     (root / "decisions").mkdir()
     for n in range(1, count + 1):
         front = f"---\nid: DR-{n:03d}\ntitle: Generated record {n}\nstatus: Accepted\ndate: 2026-12-02\n---\n"
@@ -76,13 +76,13 @@ def main() -> None:
     print(f"build {'CPU ' if args.cpu else ''}time, ms (min / median / max), load + validate + render + write dist/")
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        projects = [("real site", build.ROOT)] + [
+        projects = [("real site", ROOT)] + [
             (f"{n} generated records", generated_project(base, n)) for n in (100, 1000)
         ]
         rows = []
         for label, root in projects:
             records = len(list((root / "decisions").glob("*.md")))
-            times = time_ms(lambda root=root: build.build(root, base / "dist"), args.repeat, clock)
+            times = time_ms(lambda root=root: builder.build(root, base / "dist"), args.repeat, clock)
             rows.append((label, records, times))
             print(f"  {label:24} {records:5} records  {summary(times)}")
         (_, n1, t1), (_, n2, t2) = rows[1], rows[2]

@@ -20,8 +20,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import brotli  # noqa: E402
 
-import build  # noqa: E402
-import offline  # noqa: E402
+from sitegen import builder, service_worker  # noqa: E402
 
 METHODS = {
     "gzip -1": lambda data: gzip.compress(data, 1, mtime=0),
@@ -38,8 +37,8 @@ def kind(path: str) -> str:
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        files = build.build(dist=Path(tmp) / "dist")
-    kept = {path: files[path] for path in offline.kept_files(files)}
+        files = builder.build(dist=Path(tmp) / "dist")
+    kept = {path: files[path] for path in service_worker.kept_files(files)}
     sizes: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for path, data in kept.items():
         row = sizes[kind(path)]

@@ -31,8 +31,8 @@ ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "support")]
 
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from serve import make_server  # noqa: E402
 from served_site import build_and_serve  # noqa: E402
+from sitegen.serve import make_server  # noqa: E402
 
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 PAGES = ("", "explorer/", "ai-eval/", "decisions/")

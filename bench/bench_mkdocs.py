@@ -27,8 +27,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-import build  # noqa: E402
 from bench_build import generated_project  # noqa: E402
+from sitegen import ROOT  # noqa: E402
 from stats_util import summary  # noqa: E402
 
 MKDOCS_YML = """site_name: K-d Tree Explorer
@@ -40,10 +40,10 @@ markdown_extensions: [tables, fenced_code, toc, attr_list]
 def real_project(base: Path) -> Path:
     root = base / "project-real"
     for name in ("decisions", "site_src", "pyapp", "vendor"):
-        shutil.copytree(build.ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(build.ROOT / "pyproject.toml", root / "pyproject.toml")
+        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
     (root / "node_modules").mkdir()
-    (root / "node_modules" / "pyodide").symlink_to(build.ROOT / "node_modules" / "pyodide")
+    (root / "node_modules" / "pyodide").symlink_to(ROOT / "node_modules" / "pyodide")
     return root
 
 
@@ -92,7 +92,7 @@ def main() -> None:
             docs = mkdocs_project(project)
             records = len(list((project / "decisions").glob("*.md")))
             ours, theirs, earlier = [], [], []
-            command = [python, str(build.ROOT / "build.py"), "--root", str(project)]
+            command = [python, str(ROOT / "build.py"), "--root", str(project)]
             run(command, project)  # fills the caches
             if args.before:
                 # Its own copy of the project: its caches and dist/ are not this version's.

@@ -34,10 +34,11 @@ sys.path[:0] = [str(HERE.parent / "tests"), str(HERE.parent / "tests" / "support
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-import build  # noqa: E402
 from bench_boot import visit  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from served_site import SERVERS, build_and_serve, serve  # noqa: E402
+from sitegen import ROOT  # noqa: E402
+from sitegen.static import pyodide_folder  # noqa: E402
 from stats_util import median_interval, summary  # noqa: E402
 
 BARE_PAGE = """<!doctype html>
@@ -60,7 +61,7 @@ worker.onmessage = (event) => {
 };
 """
 
-PYODIDE = build.pyodide_folder(build.ROOT / "node_modules" / "pyodide")
+PYODIDE = pyodide_folder(ROOT / "node_modules" / "pyodide")
 BARE_WORKER = """
 import { loadPyodide } from "./PYODIDE/pyodide.mjs";
 performance.mark("worker-evaluated");

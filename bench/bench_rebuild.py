@@ -334,7 +334,7 @@ def site_at(ref: str, folder: Path) -> str:
     import subprocess
     import threading
 
-    from serve import make_server
+    from sitegen.serve import make_server
 
     tree = folder / "tree"
     tree.mkdir()

@@ -1,6 +1,6 @@
 """The built site served on 127.0.0.1 for the browser benchmarks: one way to set it up.
 
-Two servers: the development server (``serve.py``) in a thread of the benchmark, or Debian's nginx in a
+Two servers: the development server (``sitegen/serve.py``) in a thread of the benchmark, or Debian's nginx in a
 process of its own with the README's server block, so the files go out compressed as a host sends them.
 """
 
@@ -12,9 +12,9 @@ import tempfile
 import threading
 from pathlib import Path
 
-import build
 from nginx_server import Nginx, readme_server_block
-from serve import SiteHandler, make_server
+from sitegen import builder
+from sitegen.serve import SiteHandler, make_server
 
 SERVERS = ("builtin", "nginx")
 
@@ -77,7 +77,7 @@ def build_and_serve(folder: Path, extra_files: dict[str, str] | None = None, tra
     if traffic is not None and server != "builtin":
         raise ValueError("only the development server counts its traffic")
     dist = folder / "dist"
-    build.build(dist=dist)
+    builder.build(dist=dist)
     for name, text in (extra_files or {}).items():
         (dist / name).write_text(text, encoding="utf-8")
     return serve(dist, server, SiteHandler if traffic is None else counting_handler(traffic))

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-import build
 from cli_run import FINGERPRINT_AFTER, KEY, run_cli, start_fake, stop_fake
 from pyapp.browser import log_cache
-from serve import SiteHandler, make_server
+from sitegen import builder
+from sitegen.serve import SiteHandler, make_server
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -43,7 +43,7 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real site, built once per test session into a temporary folder."""
     out = tmp_path_factory.mktemp("dist")
-    build.build(dist=out)
+    builder.build(dist=out)
     return out
 
 

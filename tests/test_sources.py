@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-FOLDERS = ("pyapp", "tests", "site_src", "bench", "tools", "decisions", ".ci")
+FOLDERS = ("pyapp", "sitegen", "tests", "site_src", "bench", "tools", "decisions", ".ci")
 SUFFIXES = {".py", ".mjs", ".js", ".html", ".md", ".j2", ".css", ".toml"}
 SOURCES = sorted(
     [path for path in REPO.iterdir() if path.is_file() and (path.suffix in SUFFIXES or path.name == "Makefile")]
@@ -29,7 +29,7 @@ def _lines(pattern: str, left_out: tuple[str, ...] = ()) -> list[str]:
 def test_sources_are_found():
     named = {path.relative_to(REPO).as_posix() for path in SOURCES}
     assert {"build.py", "Makefile", "README.md", "pyapp/cli/main.py", "bench/bench_engines.py",
-            "tools/stdlib_pyc.mjs", "site_src/static/js/worker.mjs", "site_src/templates/base.html.j2",
+            "sitegen/stdlib_pyc.mjs", "site_src/static/js/worker.mjs", "site_src/templates/base.html.j2",
             ".ci/run"} <= named
     assert {"DR-001", "DR-006"} <= RECORDS
 

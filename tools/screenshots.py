@@ -13,8 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "support")]
 
-import build  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
+from sitegen import builder  # noqa: E402
 
 PAGES = {"home": "", "explorer": "explorer/", "ai-eval": "ai-eval/", "experiments": "experiments/",
          "decisions": "decisions/", "record": "decisions/DR-001/", "404": "no-such-page"}
@@ -25,7 +25,7 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     dist = ROOT / "dist"
-    build.build(ROOT, dist)
+    builder.build(ROOT, dist)
     out = ROOT / "screenshots"
     out.mkdir(exist_ok=True)
     served = serve(dist, "/")

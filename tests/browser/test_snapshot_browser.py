@@ -14,9 +14,10 @@ import time
 
 import pytest
 
-import build
 from browser_storage import DAMAGE, HINT, SNAPSHOT_DB, STORED, kept
 from conftest import python_worker, serve, wait_for_python
+from sitegen import ROOT
+from sitegen.static import pyodide_folder
 
 pytestmark = pytest.mark.browser
 
@@ -105,7 +106,7 @@ def test_a_pyodide_without_the_snapshot_option_starts_afresh_every_time(context,
     """Pyodide's snapshot API is private: a version without ``makeMemorySnapshot`` must still start."""
     older = tmp_path / "dist"
     shutil.copytree(dist, older)
-    runtime = older / build.pyodide_folder(build.ROOT / "node_modules" / "pyodide") / "pyodide.asm.mjs"
+    runtime = older / pyodide_folder(ROOT / "node_modules" / "pyodide") / "pyodide.asm.mjs"
     text = runtime.read_text(encoding="utf-8")
     assert text.count("static makeMemorySnapshot(") == 1
     runtime.write_text(text.replace("static makeMemorySnapshot(", "static withoutMemorySnapshot("), encoding="utf-8")

@@ -9,8 +9,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-import build
 from explorer_page import cli_trace
+from sitegen import ROOT
+from sitegen.pyapp_content import experiment_figures
 
 pytestmark = pytest.mark.browser
 
@@ -41,7 +42,7 @@ def test_default_run_in_the_browser_reproduces_the_published_figures(watched, si
     page = open_experiments(watched, site)
     published = page.inner_html("#figures")
     digest = page.get_attribute("#figures", "data-digest")
-    assert digest == build.experiment_figures(build.ROOT)["digest"]
+    assert digest == experiment_figures(ROOT)["digest"]
     run(page, "2026", "200")
     assert page.get_attribute("#experiment-status", "data-reproduced") == "true"
     assert "identical to the published one, digit for digit" in page.inner_text("#experiment-status")
@@ -137,7 +138,7 @@ def test_a_link_with_an_unknown_order_says_so(watched, site):
 
 
 def test_largest_difference_links_open_their_search_in_the_explorer(watched, site):
-    figures = build.experiment_figures(build.ROOT)
+    figures = experiment_figures(ROOT)
     row = figures["kinds"][3]["largest"][0]
     page = open_experiments(watched, site)
     page.click(f".largest li[data-query='{row['query_id']}'] a >> nth=0")

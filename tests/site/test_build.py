@@ -20,7 +20,15 @@ import jinja2
 import pytest
 
 import build
-import hosting
+from sitegen import ROOT, builder, caches, hosting, links, load
+from sitegen.convert import MarkdownRenderer
+from sitegen.document_cache import code_inputs
+from sitegen.links import content_hash, relative_url
+from sitegen.output import write_dist
+from sitegen.problems import BuildFailed
+from sitegen.render import render_site
+from sitegen.static import PYODIDE_FILES, pyodide_folder
+from sitegen.wheel import build_wheel
 
 RECORD = """---
 id: {id}
@@ -80,12 +88,12 @@ def project(tmp_path: Path) -> Path:
     """A small project: two records, one page, the real templates, a stand-in Pyodide runtime."""
     root = tmp_path / "project"
     (root / "decisions").mkdir(parents=True)
-    shutil.copytree(build.ROOT / "site_src" / "templates", root / "site_src" / "templates")
+    shutil.copytree(ROOT / "site_src" / "templates", root / "site_src" / "templates")
     # The templates' assets and the service worker; the pages that load scripts are not part of this project.
-    shutil.copytree(build.ROOT / "site_src" / "static" / "css", root / "site_src" / "static" / "css")
+    shutil.copytree(ROOT / "site_src" / "static" / "css", root / "site_src" / "static" / "css")
     (root / "site_src" / "static" / "js").mkdir()
-    shutil.copy(build.ROOT / "site_src" / "static" / "js" / "start.js", root / "site_src" / "static" / "js")
-    shutil.copy(build.ROOT / "site_src" / "sw.js", root / "site_src")
+    shutil.copy(ROOT / "site_src" / "static" / "js" / "start.js", root / "site_src" / "static" / "js")
+    shutil.copy(ROOT / "site_src" / "sw.js", root / "site_src")
     (root / "site_src" / "pages").mkdir()
     (root / "site_src" / "pages" / "index.md").write_text(
         "---\ntitle: Home\n---\n# Home\n\nSee DR-001 and [the records](decisions/).\n", encoding="utf-8")
@@ -95,7 +103,7 @@ def project(tmp_path: Path) -> Path:
                                                                  encoding="utf-8")
     runtime = root / "node_modules" / "pyodide"
     runtime.mkdir(parents=True)
-    for name in build.PYODIDE_FILES:
+    for name in PYODIDE_FILES:
         (runtime / name).write_bytes(name.encode())
     (runtime / "package.json").write_text('{"version": "0.0.1"}', encoding="utf-8")
     (root / "pyapp").mkdir()
@@ -108,13 +116,13 @@ def project(tmp_path: Path) -> Path:
 
 def problems_of(root: Path) -> list[str]:
     """Every problem of the project, from loading or, once it loads, from rendering."""
-    with pytest.raises(build.BuildFailed) as failure:
-        build.render_site(build.load_site(root), root)
+    with pytest.raises(BuildFailed) as failure:
+        render_site(load.load_site(root), root)
     return [str(p) for p in failure.value.problems]
 
 
 def test_small_site_renders_records_index_feed_and_pages(project, tmp_path):
-    files = build.build(project, tmp_path / "dist")
+    files = builder.build(project, tmp_path / "dist")
     for path in ["index.html", "decisions/index.html", "decisions/DR-001/index.html", "decisions/DR-002/index.html",
                  "decisions/feed.xml", "decisions/src/DR-001-first.md", "pyodide/0.0.1/pyodide.asm.wasm",
                  "app/small_site-0.1-py3-none-any.whl"]:
@@ -126,17 +134,17 @@ def test_small_site_renders_records_index_feed_and_pages(project, tmp_path):
 
 
 def test_record_mentions_link_to_records_but_not_inside_code(project, tmp_path):
-    html = build.build(project, tmp_path / "dist")["decisions/DR-001/index.html"].decode()
+    html = builder.build(project, tmp_path / "dist")["decisions/DR-001/index.html"].decode()
     assert '<a href="../DR-002/">DR-002</a>' in html
     assert "<code>DR-001</code>" in html
-    home = build.build(project, tmp_path / "dist2")["index.html"].decode()
+    home = builder.build(project, tmp_path / "dist2")["index.html"].decode()
     assert '<a href="decisions/DR-001/">DR-001</a>' in home
 
 
 def test_supersede_links_run_both_ways_from_one_side(project, tmp_path):
     write_record(project, "DR-001", "first", status="Superseded")
     write_record(project, "DR-002", "second", extra="supersedes: DR-001\n", day=2)
-    files = build.build(project, tmp_path / "dist")
+    files = builder.build(project, tmp_path / "dist")
     old = files["decisions/DR-001/index.html"].decode()
     new = files["decisions/DR-002/index.html"].decode()
     assert re.search(r"Superseded by</dt><dd><a href=\"../DR-002/\">", old)
@@ -254,11 +262,11 @@ WORKING_LINKS = [
 @pytest.mark.parametrize("body", [b for _, b in WORKING_LINKS], ids=[i for i, _ in WORKING_LINKS])
 def test_what_links_nowhere_builds(project, tmp_path, body):
     write_record(project, "DR-003", body=body)
-    assert "decisions/DR-003/index.html" in build.build(project, tmp_path / "dist")
+    assert "decisions/DR-003/index.html" in builder.build(project, tmp_path / "dist")
 
 
 def test_each_document_is_converted_from_a_clean_state():
-    renderer = build.MarkdownRenderer({"DR-001"})
+    renderer = MarkdownRenderer({"DR-001"})
     first, missing_in_first = renderer.convert("# Notes\n\nDR-001 and DR-009.", "decisions/DR-002/index.html")
     second, missing_in_second = renderer.convert("# Notes\n\nDR-001.", "index.html")
     assert missing_in_first == ["DR-009"] and missing_in_second == []
@@ -275,7 +283,7 @@ def test_all_problems_are_reported_at_once(project):
 
 def test_command_line_exits_non_zero_and_names_the_file(project):
     write_record(project, "DR-003", status="Finished")
-    done = subprocess.run([sys.executable, str(build.ROOT / "build.py"), "--root", str(project)],
+    done = subprocess.run([sys.executable, str(ROOT / "build.py"), "--root", str(project)],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 1
     assert "decisions/DR-003-thing.md:4: unknown status 'Finished'" in done.stderr
@@ -297,7 +305,7 @@ LIST_WITH_TABLE = """- **First.** Measured:
 
 def test_a_table_in_a_list_item_keeps_the_items_after_it_apart(project, tmp_path):
     write_record(project, "DR-003", body=LIST_WITH_TABLE)
-    html = build.build(project, tmp_path / "dist")["decisions/DR-003/index.html"].decode()
+    html = builder.build(project, tmp_path / "dist")["decisions/DR-003/index.html"].decode()
     items = re.findall(r"<li>(.*?)</li>", html.split('class="toc"')[1].split("</nav>")[1], flags=re.DOTALL)
     assert len(items) == 3, items
     assert "<table>" in items[0] and "After the table." in items[0]
@@ -314,7 +322,7 @@ def test_real_records_have_no_list_items_run_together(dist):
 
 
 def test_a_record_has_a_table_of_contents_linking_its_sections(project, tmp_path):
-    html = build.build(project, tmp_path / "dist")["decisions/DR-001/index.html"].decode()
+    html = builder.build(project, tmp_path / "dist")["decisions/DR-001/index.html"].decode()
     contents = html.split('<nav class="toc" aria-label="Contents">')[1].split("</nav>")[0]
     assert re.findall(r'href="#([a-z-]+)"', contents) == [
         "context", "decision", "options-considered", "why", "what-happened", "what-id-change"]
@@ -322,14 +330,14 @@ def test_a_record_has_a_table_of_contents_linking_its_sections(project, tmp_path
 
 def test_feed_entries_summarise_the_records_context(project, tmp_path):
     write_record(project, "DR-003", body="The *first* paragraph, with `code` & more.\n\nThe second.", day=3)
-    feed = ET.fromstring(build.build(project, tmp_path / "dist")["decisions/feed.xml"])
+    feed = ET.fromstring(builder.build(project, tmp_path / "dist")["decisions/feed.xml"])
     ns = {"a": "http://www.w3.org/2005/Atom"}
     summary = feed.find("a:entry", ns).find("a:summary", ns).text
     assert summary == "The first paragraph, with code & more."
 
 
 def test_feed_is_atom_with_one_entry_per_record(project, tmp_path):
-    feed = build.build(project, tmp_path / "dist")["decisions/feed.xml"]
+    feed = builder.build(project, tmp_path / "dist")["decisions/feed.xml"]
     root = ET.fromstring(feed)
     ns = {"a": "http://www.w3.org/2005/Atom"}
     entries = root.findall("a:entry", ns)
@@ -346,7 +354,7 @@ def test_feed_is_atom_with_one_entry_per_record(project, tmp_path):
     ids=["home-to-home", "home-to-record", "record-to-home", "page-to-asset"],
 )
 def test_relative_url(target, from_url, expected):
-    assert build.relative_url(target, from_url) == expected
+    assert relative_url(target, from_url) == expected
 
 
 PATHS = ["a", "a/b", "a/b/", "a/./b", "a//b", "a/../b", "a/..", "./a", "index.html", "a/index.html", "a/b/index.html",
@@ -357,7 +365,7 @@ def test_relative_url_is_what_relpath_gives():
     for target, from_url in itertools.product(PATHS, ["", *PATHS]):
         link = posixpath.relpath(target, posixpath.dirname(from_url) or ".")
         expected = link[: -len("index.html")] or "./" if link.endswith("index.html") else link
-        assert build.relative_url(target, from_url) == expected, (target, from_url)
+        assert relative_url(target, from_url) == expected, (target, from_url)
 
 
 def test_real_site_has_only_relative_urls_and_a_csp_on_every_page(dist):
@@ -376,14 +384,14 @@ def test_real_site_contents(dist):
                  "explorer/index.html", "ai-eval/index.html", "_headers", ".htaccess",
                  "app/kd_tree_explorer-0.1.0-py3-none-any.whl"]:
         assert (dist / path).is_file(), path
-    for source in sorted((build.ROOT / "decisions").glob("DR-*.md")):
+    for source in sorted((ROOT / "decisions").glob("DR-*.md")):
         assert (dist / "decisions" / source.name[:6] / "index.html").is_file()
     assert "Content-Security-Policy: " + hosting.CSP_HEADER in (dist / "_headers").read_text()
 
 
 def test_two_builds_are_byte_identical(tmp_path):
-    first = build.build(dist=tmp_path / "a")
-    second = build.build(dist=tmp_path / "b")
+    first = builder.build(dist=tmp_path / "a")
+    second = builder.build(dist=tmp_path / "b")
     assert first.keys() == second.keys()
     assert [p for p in first if first[p] != second[p]] == []
     on_disk = sorted(p.relative_to(tmp_path / "a").as_posix() for p in (tmp_path / "a").rglob("*") if p.is_file())
@@ -392,7 +400,7 @@ def test_two_builds_are_byte_identical(tmp_path):
 
 def test_rebuild_keeps_unchanged_files_and_removes_what_is_not_an_output(tmp_path):
     dist, outside = tmp_path / "dist", tmp_path / "outside"
-    build.write_dist({"same.txt": b"same", "a/changed.txt": b"old", "a/gone.txt": b"x", "b/c/gone.txt": b"x"}, dist)
+    write_dist({"same.txt": b"same", "a/changed.txt": b"old", "a/gone.txt": b"x", "b/c/gone.txt": b"x"}, dist)
     outside.mkdir()
     (outside / "kept.txt").write_bytes(b"not ours")
     (dist / "a" / "link").symlink_to(outside, target_is_directory=True)
@@ -400,7 +408,7 @@ def test_rebuild_keeps_unchanged_files_and_removes_what_is_not_an_output(tmp_pat
     (dist / "now-a-file").mkdir()
     long_ago = 1_000_000_000
     os.utime(dist / "same.txt", (long_ago, long_ago))
-    build.write_dist({"same.txt": b"same", "a/changed.txt": b"new", "now-a-file": b"f"}, dist)
+    write_dist({"same.txt": b"same", "a/changed.txt": b"new", "now-a-file": b"f"}, dist)
     on_disk = {p.relative_to(dist).as_posix(): p.read_bytes() for p in dist.rglob("*") if p.is_file()}
     assert on_disk == {"same.txt": b"same", "a/changed.txt": b"new", "now-a-file": b"f"}
     assert sorted(p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_dir()) == ["a"]
@@ -411,10 +419,10 @@ def test_rebuild_keeps_unchanged_files_and_removes_what_is_not_an_output(tmp_pat
 def test_a_build_with_warm_caches_does_not_import_the_experiment(tmp_path, dist):
     # The dist fixture's build filled the caches; the experiment's figures and markup come from them (DR-001).
     again = tmp_path / "again"
-    code = ("import json, sys, pathlib, build\n"
-            f"build.build(dist=pathlib.Path({str(again)!r}))\n"
+    code = ("import json, sys, pathlib\nfrom sitegen import builder\n"
+            f"builder.build(dist=pathlib.Path({str(again)!r}))\n"
             "print(json.dumps(list(sys.modules)))")
-    done = subprocess.run([sys.executable, "-c", code], cwd=build.ROOT, capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     imported = set(json.loads(done.stdout))
     assert "pyapp.experiment.orders" not in imported
     assert ((tmp_path / "again" / "experiments" / "index.html").read_bytes()
@@ -422,22 +430,22 @@ def test_a_build_with_warm_caches_does_not_import_the_experiment(tmp_path, dist)
 
 
 def test_a_rebuild_takes_unchanged_documents_from_the_cache_and_converts_changed_ones(project, tmp_path, monkeypatch):
-    first = build.build(project, tmp_path / "a")
-    real_renderer, real_reader = build.MarkdownRenderer, build.HtmlChecker
+    first = builder.build(project, tmp_path / "a")
+    real_renderer, real_reader = load.MarkdownRenderer, links.HtmlChecker
 
     def refused(*args, **kwargs):
         raise AssertionError("converted or read again although nothing changed")
 
-    monkeypatch.setattr(build, "MarkdownRenderer", refused)
-    monkeypatch.setattr(build, "HtmlChecker", refused)
-    assert build.build(project, tmp_path / "b") == first
-    monkeypatch.setattr(build, "MarkdownRenderer", real_renderer)
-    monkeypatch.setattr(build, "HtmlChecker", real_reader)
+    monkeypatch.setattr(load, "MarkdownRenderer", refused)
+    monkeypatch.setattr(links, "HtmlChecker", refused)
+    assert builder.build(project, tmp_path / "b") == first
+    monkeypatch.setattr(load, "MarkdownRenderer", real_renderer)
+    monkeypatch.setattr(links, "HtmlChecker", real_reader)
     write_record(project, "DR-002", "second", body="See [the first](../DR-001/) again.", day=2)
-    changed = build.build(project, tmp_path / "c")
+    changed = builder.build(project, tmp_path / "c")
     assert "again." in changed["decisions/DR-002/index.html"].decode()
     shutil.rmtree(project / ".cache")
-    assert build.build(project, tmp_path / "d") == changed  # as a build without the cache makes it
+    assert builder.build(project, tmp_path / "d") == changed  # as a build without the cache makes it
 
 
 def test_a_document_with_a_problem_is_checked_again_on_every_build(project, tmp_path):
@@ -447,8 +455,8 @@ def test_a_document_with_a_problem_is_checked_again_on_every_build(project, tmp_
 
 
 def test_output_may_not_leave_dist(tmp_path):
-    with pytest.raises(build.BuildFailed, match="leaves dist"):
-        build.write_dist({"../escape.txt": b"x"}, tmp_path / "dist")
+    with pytest.raises(BuildFailed, match="leaves dist"):
+        write_dist({"../escape.txt": b"x"}, tmp_path / "dist")
     assert not (tmp_path / "escape.txt").exists()
 
 
@@ -483,14 +491,14 @@ def test_small_site_matches_its_snapshot(project, tmp_path):
     After an intended change to templates, CSS or rendering, regenerate with
     ``UPDATE_SNAPSHOTS=1 python -m pytest tests/site/test_build.py -k snapshot`` and review the diff.
     """
-    build.build(project, tmp_path / "dist")
+    builder.build(project, tmp_path / "dist")
     if os.environ.get("UPDATE_SNAPSHOTS"):
         shutil.rmtree(SNAPSHOT, ignore_errors=True)
         shutil.copytree(tmp_path / "dist", SNAPSHOT)
     report = differences(SNAPSHOT, tmp_path / "dist")
     if report:
-        pytest.fail("the built small site differs from tests/snapshots/small_site (regenerate with UPDATE_SNAPSHOTS=1 "
-                    "if intended):\n" + "\n".join(report), pytrace=False)
+        pytest.fail("the built small site differs from tests/site/snapshots/small_site (regenerate with "
+                    "UPDATE_SNAPSHOTS=1 if intended):\n" + "\n".join(report), pytrace=False)
 
 
 def test_snapshot_differences_name_missing_and_extra_files_and_show_a_diff(tmp_path):
@@ -520,14 +528,14 @@ def test_second_build_loads_compiled_templates_from_the_cache(project, tmp_path,
         return compile_source(self, source, name, filename, raw, defer_init)
 
     monkeypatch.setattr(jinja2.Environment, "compile", counting)
-    first = build.build(project, tmp_path / "a")
+    first = builder.build(project, tmp_path / "a")
     assert "base.html.j2" in compiled and None not in compiled  # the project's pages are Markdown
-    assert len(list((project / build.TEMPLATE_CACHE).iterdir())) == len(compiled)
+    assert len(list((project / caches.TEMPLATE_CACHE).iterdir())) == len(compiled)
     compiled.clear()
-    assert build.build(project, tmp_path / "b") == first
+    assert builder.build(project, tmp_path / "b") == first
     assert compiled == []
     add_to_template(project, "page.html.j2", "<!-- changed -->")
-    assert "<!-- changed -->" in build.build(project, tmp_path / "c")["index.html"].decode()
+    assert "<!-- changed -->" in builder.build(project, tmp_path / "c")["index.html"].decode()
     assert compiled == ["page.html.j2"]
 
 
@@ -559,7 +567,7 @@ def test_real_home_page_sends_explaining_a_search_to_the_explorer(dist):
 
 def test_a_changed_template_fails_the_snapshot_with_a_diff_of_each_page(project, tmp_path):
     add_to_template(project, "base.html.j2", "<!-- a changed line -->")
-    build.build(project, tmp_path / "dist")
+    builder.build(project, tmp_path / "dist")
     report = differences(SNAPSHOT, tmp_path / "dist")
     pages = sorted(p.relative_to(SNAPSHOT).as_posix() for p in SNAPSHOT.rglob("*.html"))
     for page in pages:
@@ -572,19 +580,19 @@ def test_a_changed_template_fails_the_snapshot_with_a_diff_of_each_page(project,
 
 
 def test_a_warm_build_imports_neither_markdown_nor_yaml(project, tmp_path):
-    code = ("import json, sys, pathlib, build\n"
-            f"build.build(pathlib.Path({str(project)!r}), pathlib.Path({str(tmp_path / 'dist')!r}))\n"
+    code = ("import json, sys, pathlib\nfrom sitegen import builder\n"
+            f"builder.build(pathlib.Path({str(project)!r}), pathlib.Path({str(tmp_path / 'dist')!r}))\n"
             "print(json.dumps(sorted(name for name in sys.modules if name.split('.')[0] in ('markdown', 'yaml'))))")
-    runs = [subprocess.run([sys.executable, "-c", code], cwd=build.ROOT, capture_output=True, text=True, check=True)
+    runs = [subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
             for _ in range(2)]
     assert "markdown" in json.loads(runs[0].stdout) and "yaml" in json.loads(runs[0].stdout)  # a cold build
     assert json.loads(runs[1].stdout) == []
 
 
 def test_a_changed_front_matter_is_read_again(project, tmp_path):
-    build.build(project, tmp_path / "a")
+    builder.build(project, tmp_path / "a")
     write_record(project, "DR-002", "second", body="See [the first](../DR-001/).", day=2, title="A new title")
-    assert "<td>A new title</td>" in build.build(project, tmp_path / "b")["decisions/index.html"].decode()
+    assert "<td>A new title</td>" in builder.build(project, tmp_path / "b")["decisions/index.html"].decode()
     write_record(project, "DR-002", "second", body="See [the first](../DR-001/).", day=2, extra="1: one\n")
     for _ in range(2):  # a key JSON would turn into text is not kept: YAML reads it on every build
         assert any("DR-002-second.md:6: unknown front matter key 1" in p for p in problems_of(project))
@@ -594,85 +602,94 @@ def test_the_documents_cache_is_keyed_by_the_markdown_code_and_the_libraries_ver
     import markdown
     import yaml
 
-    inputs = build.code_inputs()
-    assert Path(build.__file__) in inputs and Path(build.__file__).with_name("record_links.py") in inputs
+    from sitegen import record_links
+
+    inputs = code_inputs()
+    assert Path(build.__file__) in inputs and Path(record_links.__file__) in inputs
     assert Path(markdown.__file__).parent / "__meta__.py" in inputs
     assert Path(yaml.__file__) in inputs
     assert markdown.__version__ == ".".join(map(str, markdown.__version_info__[:3]))  # what __meta__.py holds
     assert f"__version__ = '{yaml.__version__}'" in Path(yaml.__file__).read_text(encoding="utf-8")
 
 
+def test_the_documents_cache_is_keyed_by_every_module_of_the_generator():
+    import sitegen
+
+    modules = sorted(Path(sitegen.__file__).parent.glob("*.py"))
+    assert Path(sitegen.__file__) in modules and set(modules) <= set(code_inputs())
+
+
 def test_a_changed_package_file_or_project_version_makes_a_new_wheel(project, tmp_path):
-    first = build.build(project, tmp_path / "a")
-    assert first["app/small_site-0.1-py3-none-any.whl"] == build.build_wheel(project)[1]
+    first = builder.build(project, tmp_path / "a")
+    assert first["app/small_site-0.1-py3-none-any.whl"] == build_wheel(project)[1]
     (project / "pyapp" / "__init__.py").write_text("__version__ = '1'\n", encoding="utf-8")
-    second = build.build(project, tmp_path / "b")["app/small_site-0.1-py3-none-any.whl"]
-    assert second != first["app/small_site-0.1-py3-none-any.whl"] and second == build.build_wheel(project)[1]
+    second = builder.build(project, tmp_path / "b")["app/small_site-0.1-py3-none-any.whl"]
+    assert second != first["app/small_site-0.1-py3-none-any.whl"] and second == build_wheel(project)[1]
     rewrite(project / "pyproject.toml", 'version = "0.1"', 'version = "0.2"')
-    third = build.build(project, tmp_path / "c")
+    third = builder.build(project, tmp_path / "c")
     assert "app/small_site-0.2-py3-none-any.whl" in third and "app/small_site-0.1-py3-none-any.whl" not in third
-    assert len(list((project / build.WHEEL_CACHE).rglob("*.whl"))) == 1  # an earlier input's wheel is removed
+    assert len(list((project / caches.WHEEL_CACHE).rglob("*.whl"))) == 1  # an earlier input's wheel is removed
 
 
 def test_the_service_worker_lists_a_changed_file_again(project, tmp_path):
-    import offline
+    from sitegen import service_worker
 
-    build.build(project, tmp_path / "a")
+    builder.build(project, tmp_path / "a")
     css = next((project / "site_src" / "static" / "css").glob("*.css"))
     css.write_bytes(css.read_bytes() + b"\n/* changed */\n")
-    files = build.build(project, tmp_path / "b")
-    fresh = {path: data for path, data in files.items() if path != offline.SERVICE_WORKER}
-    source = (project / "site_src" / offline.SERVICE_WORKER).read_text(encoding="utf-8")
-    assert files[offline.SERVICE_WORKER].decode() == offline.service_worker(source, fresh)
-    assert build.content_hash(css.read_bytes()) in files[offline.SERVICE_WORKER].decode()
+    files = builder.build(project, tmp_path / "b")
+    fresh = {path: data for path, data in files.items() if path != service_worker.SERVICE_WORKER}
+    source = (project / "site_src" / service_worker.SERVICE_WORKER).read_text(encoding="utf-8")
+    assert files[service_worker.SERVICE_WORKER].decode() == service_worker.service_worker(source, fresh)
+    assert content_hash(css.read_bytes()) in files[service_worker.SERVICE_WORKER].decode()
 
 
 def test_a_runtime_file_changed_in_place_with_the_same_size_is_copied_again(project, tmp_path):
     wasm = project / "node_modules" / "pyodide" / "pyodide.asm.wasm"
-    build.build(project, tmp_path / "dist")
+    builder.build(project, tmp_path / "dist")
     wasm.write_bytes(wasm.read_bytes().upper())  # same size, at once: within the file system's clock tick
-    files = build.build(project, tmp_path / "dist")
+    files = builder.build(project, tmp_path / "dist")
     assert files["pyodide/0.0.1/pyodide.asm.wasm"] == wasm.read_bytes()
     assert (tmp_path / "dist" / "pyodide" / "0.0.1" / "pyodide.asm.wasm").read_bytes() == wasm.read_bytes()
 
 
 def test_a_dist_file_changed_behind_the_build_or_whose_output_changed_is_written_again(project, tmp_path, monkeypatch):
-    import file_digests
+    from sitegen import digests
 
     dist = tmp_path / "dist"
-    build.build(project, dist)
-    real_clock = file_digests.time.time_ns
-    monkeypatch.setattr(file_digests.time, "time_ns", lambda: real_clock() + 3 * file_digests.SETTLED_NS)
-    build.build(project, dist)  # reads dist/ back as if its files had settled long ago, and keeps their digests
+    builder.build(project, dist)
+    real_clock = digests.time.time_ns
+    monkeypatch.setattr(digests.time, "time_ns", lambda: real_clock() + 3 * digests.SETTLED_NS)
+    builder.build(project, dist)  # reads dist/ back as if its files had settled long ago, and keeps their digests
     page = dist / "index.html"
     page.write_text(page.read_text(encoding="utf-8").replace("Home", "Hoax"), encoding="utf-8")  # same size
-    build.build(project, dist)
+    builder.build(project, dist)
     assert "Hoax" not in page.read_text(encoding="utf-8")
-    build.build(project, dist)  # settled again
+    builder.build(project, dist)  # settled again
     rewrite(project / "site_src" / "pages" / "index.md", "# Home", "# Hame")  # a new output of the same size
-    build.build(project, dist)
+    builder.build(project, dist)
     assert "Hame" in page.read_text(encoding="utf-8")
 
 
 def test_a_kept_digest_stands_for_a_file_only_with_its_status_and_once_settled(tmp_path):
-    import file_digests
+    from sitegen.digests import SETTLED_NS, FileDigests, status
 
     path = tmp_path / "data.bin"
     path.write_bytes(b"one")
-    seen = file_digests.status(path)
-    digests = file_digests.FileDigests(tmp_path / "digests.json")
-    settled, racy = seen[2] + file_digests.SETTLED_NS + 1, seen[2] + 1_000_000
+    seen = status(path)
+    digests = FileDigests(tmp_path / "digests.json")
+    settled, racy = seen[2] + SETTLED_NS + 1, seen[2] + 1_000_000
     digests.entries = {str(path): {"status": seen, "read_at": settled, "sha256": "kept"}}
     assert digests.read(path) == (b"one", "kept")  # not hashed: the kept digest stands for it
     digests.entries = {str(path): {"status": seen, "read_at": racy, "sha256": "kept"}}
-    assert digests.read(path)[1] == build.hashlib.sha256(b"one").hexdigest()  # read 1 ms after a change: hashed
+    assert digests.read(path)[1] == hashlib.sha256(b"one").hexdigest()  # read 1 ms after a change: hashed
     other = [*seen[:1], seen[1] + 1, *seen[2:]]
     digests.entries = {str(path): {"status": other, "read_at": settled, "sha256": "kept"}}
-    assert digests.read(path)[1] == build.hashlib.sha256(b"one").hexdigest()
+    assert digests.read(path)[1] == hashlib.sha256(b"one").hexdigest()
 
 
 def test_each_compressible_file_gets_a_gzip_copy_of_its_bytes_that_the_service_worker_does_not_keep(dist):
-    import offline
+    from sitegen import service_worker
 
     built = {p.relative_to(dist).as_posix(): p.read_bytes() for p in dist.rglob("*") if p.is_file()}
     copies = {path for path in built if path.endswith(".gz")}
@@ -682,33 +699,33 @@ def test_each_compressible_file_gets_a_gzip_copy_of_its_bytes_that_the_service_w
         assert len(built[path]) < len(original), path
     compressible = {path + ".gz" for path in built if path.endswith(hosting.COMPRESSED_SUFFIXES)}
     assert copies == compressible  # every such file of the real site is made smaller by gzip
-    runtime = build.pyodide_folder(build.ROOT / "node_modules" / "pyodide")
+    runtime = pyodide_folder(ROOT / "node_modules" / "pyodide")
     assert {"sw.js.gz", "index.html.gz", "static/js/worker.mjs.gz", f"{runtime}/pyodide.asm.wasm.gz"} <= copies
     wasm = next(path for path in copies if path.endswith(".wasm.gz"))
     assert len(built[wasm]) < len(gzip.compress(built[wasm.removesuffix(".gz")], 1))  # better than a host's level 1
-    listed = offline.kept_files(built)
+    listed = service_worker.kept_files(built)
     assert not [path for path in listed if path.endswith(".gz")]
     assert "index.html" in listed
 
 
 def test_gzip_copies_are_made_once_and_only_where_they_are_smaller(project, tmp_path, monkeypatch):
-    import precompressed
+    from sitegen import compression
 
-    files = build.build(project, tmp_path / "a")
+    files = builder.build(project, tmp_path / "a")
     assert "index.html.gz" in files and "pyodide/0.0.1/pyodide.asm.wasm" in files
     assert "pyodide/0.0.1/pyodide.asm.wasm.gz" not in files  # the stand-in runtime's few bytes: gzip adds to them
-    cache = project / build.GZIP_CACHE
+    cache = project / caches.GZIP_CACHE
     assert len(list(cache.iterdir())) == len([p for p in files if p.endswith(hosting.COMPRESSED_SUFFIXES)])
 
     def refuse(*args, **kwargs):
         raise AssertionError("compressed again")
 
-    monkeypatch.setattr(precompressed.gzip, "compress", refuse)
-    assert build.build(project, tmp_path / "b") == files  # all from the cache
+    monkeypatch.setattr(compression.gzip, "compress", refuse)
+    assert builder.build(project, tmp_path / "b") == files  # all from the cache
     monkeypatch.undo()
     page = project / "site_src" / "pages" / "index.md"
     page.write_text(page.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
-    changed = build.build(project, tmp_path / "c")
+    changed = builder.build(project, tmp_path / "c")
     assert gzip.decompress(changed["index.html.gz"]) == changed["index.html"] != files["index.html"]
     kept = {p.name for p in cache.iterdir()}
     assert f"{hashlib.sha256(files['index.html']).hexdigest()}.gz" not in kept  # the old page's copy is gone

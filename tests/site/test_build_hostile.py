@@ -14,9 +14,8 @@ import pytest
 import test_build
 from test_build import RECORD, assert_build_reports, each_breakage, problems_of, rewrite, write_record
 
-import build
-import hosting
 from conftest import serve
+from sitegen import builder, hosting
 
 project = test_build.project  # the small project fixture
 
@@ -68,7 +67,7 @@ def test_supersedes_an_accepted_record_is_not_blamed_on_that_record(project):
 
 def test_record_starting_with_a_byte_order_mark_builds(project, tmp_path):
     (project / "decisions" / "DR-003-bom.md").write_bytes(b"\xef\xbb\xbf" + record_text("DR-003", "Marked").encode())
-    files = build.build(project, tmp_path / "dist")
+    files = builder.build(project, tmp_path / "dist")
     assert "DR-003: Marked" in files["decisions/DR-003/index.html"].decode()
 
 
@@ -132,7 +131,7 @@ ALLOWED_HTML = [
                          ids=[i for i, _, _ in ALLOWED_HTML])
 def test_allowed_html_in_a_record_builds(project, tmp_path, body, expected):
     write_record(project, "DR-003", body=body)
-    html = build.build(project, tmp_path / "dist")["decisions/DR-003/index.html"].decode()
+    html = builder.build(project, tmp_path / "dist")["decisions/DR-003/index.html"].decode()
     assert expected in html
 
 

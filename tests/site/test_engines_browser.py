@@ -24,7 +24,7 @@ from conftest import Served, serve
 from fake_provider import FakeProvider, faithful_reply
 from pyapp import __version__
 from pyapp.evaluation.evalset import case_ids, case_prompt, cases
-from serve import SiteHandler
+from sitegen.serve import SiteHandler
 
 pytestmark = pytest.mark.browser
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import html
 import re
 
-import build
 from pyapp.experiment import orders as experiment
+from sitegen import ROOT, caches
+from sitegen.pyapp_content import experiment_figures
 
 
 def test_real_experiments_page_publishes_the_figures_and_links_to_the_explorer(dist):
     page = (dist / "experiments" / "index.html").read_text(encoding="utf-8")
-    figures = build.experiment_figures(build.ROOT)
+    figures = experiment_figures(ROOT)
     assert f'data-digest="{figures["digest"]}"' in page
     near = figures["kinds"][0]["orders"][-1]["nodes_visited"]["text"]
     assert f'{near["mean"]} <span class="ci-text">({near["mean_ci"]})</span>' in page
@@ -33,8 +34,8 @@ def test_figures_are_computed_once_then_read_from_the_cache(tmp_path, monkeypatc
         return real(5, 3)
 
     monkeypatch.setattr(experiment, "run_experiment", counted)
-    first = build.experiment_figures(tmp_path)
-    second = build.experiment_figures(tmp_path)
+    first = experiment_figures(tmp_path)
+    second = experiment_figures(tmp_path)
     assert len(calls) == 1
     assert first == second and first["digest"] == experiment.figures_digest(second)
-    assert len(list((tmp_path / build.EXPERIMENT_CACHE).glob("*.json"))) == 1
+    assert len(list((tmp_path / caches.EXPERIMENT_CACHE).glob("*.json"))) == 1

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-import build
 from conftest import PageWatch, serve, wait_for_python
-from serve import SiteHandler
+from sitegen import builder, render
+from sitegen.serve import SiteHandler
 
 pytestmark = pytest.mark.browser
 
@@ -40,9 +40,9 @@ def test_host_without_the_policy_header_gets_a_visible_warning_and_python_still_
 
 def test_module_script_that_never_arrives_still_ends_in_python_could_not_start(browser, tmp_path: Path, monkeypatch):
     """The boot time limit does not live in the module: a stalled module file still gets the message."""
-    monkeypatch.setattr(build, "BOOT_TIMEOUT_MS", 2_000)
+    monkeypatch.setattr(render, "BOOT_TIMEOUT_MS", 2_000)
     short = tmp_path / "dist"
-    build.build(dist=short)
+    builder.build(dist=short)
     served = serve(short, "/kd/")
     context = browser.new_context()
     stalled = []
@@ -50,7 +50,7 @@ def test_module_script_that_never_arrives_still_ends_in_python_could_not_start(b
     try:
         page = context.new_page()
         page.goto(served.url + "explorer/", wait_until="commit")
-        status = wait_for_python(page, timeout=build.BOOT_TIMEOUT_MS + 10_000)
+        status = wait_for_python(page, timeout=render.BOOT_TIMEOUT_MS + 10_000)
         assert stalled, "the module request was not held back"
         assert page.get_attribute("#python-status", "data-state") == "error"
         assert status.startswith("Python could not start: the page's scripts did not arrive within 2 s."), status

@@ -16,15 +16,16 @@ from pathlib import Path
 
 import pytest
 
-import build
-import hosting
 from conftest import PageWatch, wait_for_python
 from nginx_server import NGINX, Nginx, readme_server_block, replace_once_or_more
 from pyapp import __version__
+from sitegen import ROOT, hosting
+from sitegen.render import BOOT_TIMEOUT_MS
+from sitegen.static import pyodide_folder
 
 pytestmark = pytest.mark.browser
 
-PYODIDE = build.pyodide_folder(build.ROOT / "node_modules" / "pyodide")
+PYODIDE = pyodide_folder(ROOT / "node_modules" / "pyodide")
 MJS_TYPE = "text/javascript mjs;"
 
 
@@ -134,7 +135,7 @@ def test_debian_mime_types_without_mjs_says_python_could_not_start(nginx, browse
         page = context.new_page()
         started = time.monotonic()
         page.goto(server.origin + "/kd/explorer/")
-        status = wait_for_python(page, timeout=build.BOOT_TIMEOUT_MS + 10_000)
+        status = wait_for_python(page, timeout=BOOT_TIMEOUT_MS + 10_000)
         print(f"'Python could not start' after {time.monotonic() - started:.2f} s")
         assert page.get_attribute("#python-status", "data-state") == "error"
         assert status.startswith("Python could not start: the page's scripts did not load."), status

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import re
 
-import hosting
-import offline
+from sitegen import hosting
+from sitegen.service_worker import kept_files, service_worker
 
 
 def kept_in(sw: str) -> dict[str, str]:
@@ -21,19 +21,19 @@ def test_service_worker_keeps_every_file_a_page_may_ask_for_with_its_hash(dist):
     assert set(kept) == on_disk - host_only
     assert {"index.html", "explorer/index.html", "404.html", "static/js/start.js"} <= set(kept)
     assert any(p.endswith("/pyodide.asm.wasm") for p in kept) and any(p.endswith(".pyc.zip") for p in kept)
-    assert kept["404.html"] == offline.kept_files({"404.html": (dist / "404.html").read_bytes()})["404.html"]
+    assert kept["404.html"] == kept_files({"404.html": (dist / "404.html").read_bytes()})["404.html"]
     assert "/* FILES */" not in sw and re.search(r'const VERSION = "[0-9a-f]{12}";', sw)
 
 
 def test_any_changed_file_makes_a_new_version():
     source = 'const FILES = {} /* FILES */;\nconst VERSION = "/* VERSION */";\n'
     files = {"index.html": b"one", "static/js/start.js": b"two", "_headers": b"rules"}
-    first = offline.service_worker(source, files)
-    assert offline.service_worker(source, dict(files)) == first  # deterministic
-    assert offline.service_worker(source, {**files, "index.html": b"ONE"}) != first
-    assert offline.service_worker(source, {**files, "new.html": b""}) != first
-    assert offline.service_worker(source, {**files, "_headers": b"other rules"}) == first  # not kept
-    assert offline.service_worker(source, {**files, "index.html.gz": b"copy"}) == first  # a host's copy: not kept
+    first = service_worker(source, files)
+    assert service_worker(source, dict(files)) == first  # deterministic
+    assert service_worker(source, {**files, "index.html": b"ONE"}) != first
+    assert service_worker(source, {**files, "new.html": b""}) != first
+    assert service_worker(source, {**files, "_headers": b"other rules"}) == first  # not kept
+    assert service_worker(source, {**files, "index.html.gz": b"copy"}) == first  # a host's copy: not kept
 
 
 def test_host_files_keep_versioned_files_for_a_year_and_compress():

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import build
 from conftest import serve, wait_for_python
+from sitegen import ROOT, builder
 
 pytestmark = pytest.mark.browser
 
@@ -88,14 +88,14 @@ def test_a_new_build_of_the_site_replaces_the_kept_copy(browser, dist, tmp_path)
     """Build the site again with a changed page: the next visits get it, the old cache is deleted."""
     project = tmp_path / "project"
     for name in ("decisions", "site_src", "pyapp", "vendor"):
-        shutil.copytree(build.ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
-        shutil.copy(build.ROOT / name, project / name)
-    (project / "node_modules").symlink_to(build.ROOT / "node_modules")
+        shutil.copy(ROOT / name, project / name)
+    (project / "node_modules").symlink_to(ROOT / "node_modules")
     index = project / "site_src" / "pages" / "index.md"
     index.write_text(index.read_text(encoding="utf-8") + "\nThis is the second version.\n", encoding="utf-8")
     second = tmp_path / "second"
-    build.build(project, second)
+    builder.build(project, second)
 
     served_folder = tmp_path / "served"
     shutil.copytree(dist, served_folder)

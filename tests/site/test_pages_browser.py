@@ -6,10 +6,12 @@ import re
 
 import pytest
 
-import build
 from conftest import serve, wait_for_python
 from pyapp import __version__
-from serve import SiteHandler
+from sitegen import ROOT
+from sitegen.render import BOOT_TIMEOUT_MS
+from sitegen.serve import SiteHandler
+from sitegen.static import pyodide_folder
 
 pytestmark = pytest.mark.browser
 
@@ -36,7 +38,7 @@ def test_host_forbidding_webassembly_gets_a_clear_message_not_a_hang(browser, di
     try:
         page = context.new_page()
         page.goto(served.url + "explorer/")
-        status = wait_for_python(page, timeout=build.BOOT_TIMEOUT_MS + 10_000)
+        status = wait_for_python(page, timeout=BOOT_TIMEOUT_MS + 10_000)
         assert page.get_attribute("#python-status", "data-state") == "error"
         assert status.startswith("Python could not start:"), status
         assert "Content-Security-Policy" in status
@@ -49,7 +51,7 @@ def test_host_forbidding_webassembly_gets_a_clear_message_not_a_hang(browser, di
 def test_served_with_wasm_and_module_mime_types(site):
     import urllib.request
 
-    pyodide = build.pyodide_folder(build.ROOT / "node_modules" / "pyodide")
+    pyodide = pyodide_folder(ROOT / "node_modules" / "pyodide")
     for path, mime in [(f"{pyodide}/pyodide.asm.wasm", "application/wasm"),
                        (f"{pyodide}/pyodide.mjs", "text/javascript"), ("static/js/worker.mjs", "text/javascript")]:
         with urllib.request.urlopen(site.url + path) as response:

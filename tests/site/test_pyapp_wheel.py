@@ -10,8 +10,9 @@ from pathlib import Path
 
 from test_build import SMALL_PYPROJECT
 
-import build
-from pyapp_wheel import build_wheel
+from sitegen import ROOT
+from sitegen.static import PYAPP_FOLDER
+from sitegen.wheel import build_wheel
 
 FILES = {
     "pyapp/__init__.py": True,
@@ -68,9 +69,9 @@ def test_wheel_is_byte_identical_whatever_the_files_times(tmp_path):
 
 
 def test_site_ships_the_real_package_with_its_data(dist):
-    wheel = next((dist / build.PYAPP_FOLDER).glob("kd_tree_explorer-*.whl"))
+    wheel = next((dist / PYAPP_FOLDER).glob("kd_tree_explorer-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     # Each module precompiled by Pyodide's Python in place of its source (DR-002).
     assert {"pyapp/__init__.pyc", "pyapp/browser/__init__.pyc", "pyapp/explanation/answer_schema.json",
             "pyapp/kdtree/data/businesses.csv"} <= names
-    assert {p.relative_to(build.ROOT).as_posix() + "c" for p in (build.ROOT / "pyapp").rglob("*.py")} <= names
+    assert {p.relative_to(ROOT).as_posix() + "c" for p in (ROOT / "pyapp").rglob("*.py")} <= names

@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 
-import build
-import stdlib_pyc
 from pyodide_harness import run_in_node
+from sitegen import ROOT, stdlib_pyc
+from sitegen.links import content_hash
+from sitegen.static import pyodide_folder
+from sitegen.wheel import build_wheel
 
-RUNTIME = build.ROOT / "node_modules" / "pyodide"
-STDLIB_PYC = f"{build.pyodide_folder(RUNTIME)}/python_stdlib.pyc.zip"
+RUNTIME = ROOT / "node_modules" / "pyodide"
+STDLIB_PYC = f"{pyodide_folder(RUNTIME)}/python_stdlib.pyc.zip"
 
 CLI_SAMPLE = [
     ["trace", "--order", "median-first", "--kind", "nearest", "--lon", "24.944", "--lat", "60.170", "--json"],
@@ -124,7 +126,7 @@ def test_page_worker_boots_from_the_precompiled_stdlib(watched, site, dist, path
     watched.page.wait_for_selector("#python-status[data-state='ready']", timeout=90_000)
     stdlibs = [url.removeprefix(site.url) for url in requested if "python_stdlib" in url]
     # The worker that makes the start-up snapshot, once the page is idle, may ask for the same URL.
-    assert set(stdlibs) == {f"{STDLIB_PYC}?v={build.content_hash((dist / STDLIB_PYC).read_bytes())}"}
+    assert set(stdlibs) == {f"{STDLIB_PYC}?v={content_hash((dist / STDLIB_PYC).read_bytes())}"}
 
 
 # The sample run from the site's wheels, with where pyapp's modules came from and the bytecode's magic number.
@@ -163,7 +165,7 @@ def test_site_wheels_hold_pyodides_bytecode_in_place_of_the_sources_and_answer_a
 
 def test_precompiled_wheels_are_byte_identical_and_cached(tmp_path, dist):
     name = next((dist / "app").glob("*.whl")).name
-    source = {name: build.build_wheel(build.ROOT)[1]}
+    source = {name: build_wheel(ROOT)[1]}
     made = stdlib_pyc.precompiled_wheels(RUNTIME, source)  # from the cache the dist fixture's build filled
     assert made[name] == (dist / "app" / name).read_bytes()
     (tmp_path / "in.whl").write_bytes(source[name])
@@ -185,7 +187,7 @@ def test_the_snapshot_worker_imports_every_module_but_the_command_lines_from_the
                                                                 *(dist / "wheels").glob("*.whl")])}
     loaded = json.loads(run_in_node(SNAPSHOT_IMPORTS, tmp_path, stdlib=dist / STDLIB_PYC, wheels=wheels)
                         .strip().splitlines()[-1])
-    package = build.ROOT / "pyapp"
+    package = ROOT / "pyapp"
     expected = sorted(
         ".".join(("pyapp", *path.relative_to(package).with_suffix("").parts)).removesuffix(".__init__")
         for path in package.rglob("*.py") if path.relative_to(package).parts[0] not in ("cli", "__main__.py"))

@@ -12,7 +12,7 @@ import subprocess
 import time
 from pathlib import Path
 
-import build
+from sitegen import ROOT
 
 NGINX = "/usr/sbin/nginx"
 README_DIST = "/srv/kd-tree-explorer/dist"
@@ -22,7 +22,7 @@ DEBIAN_HTTP = "    include /etc/nginx/mime.types;\n    default_type application/
 
 def readme_server_block() -> str:
     """The one ```nginx block of README.md."""
-    blocks = re.findall(r"^```nginx\n(.*?)^```$", (build.ROOT / "README.md").read_text(), re.MULTILINE | re.DOTALL)
+    blocks = re.findall(r"^```nginx\n(.*?)^```$", (ROOT / "README.md").read_text(), re.MULTILINE | re.DOTALL)
     assert len(blocks) == 1, "README.md should hold exactly one nginx block"
     return blocks[0]
 

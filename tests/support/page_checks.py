@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import build
+from sitegen import ROOT
 
-AXE = build.ROOT / "node_modules" / "axe-core" / "axe.min.js"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 
 OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"

@@ -20,10 +20,11 @@ import tempfile
 import threading
 from pathlib import Path
 
-import build
 from conftest import CHROMIUM, CHROMIUM_ARGS
-from pyapp_wheel import build_wheel
-from serve import make_server
+from sitegen import builder
+from sitegen.serve import make_server
+from sitegen.static import pyodide_folder
+from sitegen.wheel import build_wheel
 
 REPO = Path(__file__).resolve().parents[2]
 PYODIDE = REPO / "node_modules" / "pyodide" / "pyodide.mjs"
@@ -132,14 +133,14 @@ class BrowserPython:
 
         self._tmp = tempfile.TemporaryDirectory()
         self.folder = Path(self._tmp.name) / "dist"
-        files = build.build(dist=self.folder)
+        files = builder.build(dist=self.folder)
         (self.folder / "harness-extra").mkdir()
         for name, path in self.extra_files.items():
             shutil.copy(path, self.folder / "harness-extra" / name)
         wheels = sorted(path for path in files if path.endswith(".whl"))
         (self.folder / "harness-worker.mjs").write_text(BROWSER_WORKER % {
             "wheels": json.dumps(wheels), "extras": json.dumps(sorted(self.extra_files)),
-            "pyodide": build.pyodide_folder(PYODIDE.parent),
+            "pyodide": pyodide_folder(PYODIDE.parent),
         }, encoding="utf-8")
         self._server = make_server(self.folder)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()

@@ -12,8 +12,8 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-from file_digests import FileDigests, write_atomically
-from hosting import COMPRESSED_SUFFIXES
+from sitegen.digests import FileDigests, write_atomically
+from sitegen.hosting import COMPRESSED_SUFFIXES
 
 SUFFIX = ".gz"
 LEVEL = 9

@@ -56,7 +56,8 @@ def wheel_contents(root: Path) -> tuple[str, dict[str, bytes]]:
     project = project_config(root)["project"]
     name, version = re.sub(r"[-_.]+", "_", project["name"]).lower(), project["version"]
     dist_info = f"{name}-{version}.dist-info"
-    files = package_files(root)
+    # The generator is a package of the project too, for pip: it builds the site and never runs in it.
+    files = {path: data for path, data in package_files(root).items() if not path.startswith("sitegen/")}
     files[f"{dist_info}/METADATA"] = f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {version}\n".encode()
     files[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: build.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     record = [f"{path},sha256={_digest(data)},{len(data)}" for path, data in files.items()]

@@ -3,7 +3,7 @@
 Pyodide's own start-up spends most of its time compiling standard-library modules
 from the ``.py`` sources inside ``python_stdlib.zip``, and importing ``pyapp`` from its
 sources compiles each of its modules in the visitor's browser. The build runs Pyodide's
-own Python under Node (``tools/stdlib_pyc.mjs``), which calls ``precompile`` and
+own Python under Node (``stdlib_pyc.mjs``, beside this file), which calls ``precompile`` and
 ``precompile_wheel`` below: a zip that ``loadPyodide({stdLibURL})`` accepts, the original
 with each module's ``.py`` replaced by an unchecked-hash ``.pyc`` (keeping the source
 would add 2.5 MB to a first visit, for the source lines of tracebacks only), and each
@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from file_digests import FileDigests
+    from sitegen.digests import FileDigests
 
 HERE = Path(__file__).resolve().parent
-NODE_SCRIPT = HERE / "tools" / "stdlib_pyc.mjs"
+NODE_SCRIPT = HERE / "stdlib_pyc.mjs"
 STDLIB = "python_stdlib.zip"
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 
@@ -158,7 +158,9 @@ def _run_in_pyodide(runtime: Path, function: str, jobs: list[tuple[Path, Path]])
 
 
 def _cache_folder(runtime: Path) -> Path:
-    return runtime.parent / ".cache" / "stdlib-pyc"
+    from sitegen.caches import STDLIB_PYC_CACHE  # not at the top: Pyodide runs this file on its own (stdlib_pyc.mjs)
+
+    return runtime.parent / STDLIB_PYC_CACHE
 
 
 def precompiled_stdlib(runtime: Path) -> bytes:
@@ -217,5 +219,5 @@ def precompiled_wheels(runtime: Path, wheels: dict[str, bytes], digests: FileDig
 
 
 if __name__ == "__main__":
-    # python stdlib_pyc.py OUT.zip: generate afresh, bypassing the cache.
-    generate(HERE / "node_modules" / "pyodide", Path(sys.argv[1]))
+    # python sitegen/stdlib_pyc.py OUT.zip: generate afresh, bypassing the cache.
+    generate(HERE.parent / "node_modules" / "pyodide", Path(sys.argv[1]))

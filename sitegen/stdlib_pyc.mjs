@@ -1,5 +1,5 @@
 // Precompile Python for Pyodide with Pyodide's own Python (DR-002); stdlib_pyc.py runs this.
-//   node tools/stdlib_pyc.mjs RUNTIME_DIR STDLIB_PYC_PY FUNCTION IN OUT [IN OUT ...]
+//   node sitegen/stdlib_pyc.mjs RUNTIME_DIR STDLIB_PYC_PY FUNCTION IN OUT [IN OUT ...]
 // writes OUT = stdlib_pyc.FUNCTION(bytes of IN) for each pair.
 import { readFile, writeFile } from "node:fs/promises";
 import { pathToFileURL } from "node:url";

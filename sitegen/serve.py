@@ -8,7 +8,7 @@ import http.server
 import io
 from pathlib import Path
 
-from hosting import SECURITY_HEADERS, cache_control
+from sitegen.hosting import SECURITY_HEADERS, cache_control
 
 
 class SiteHandler(http.server.SimpleHTTPRequestHandler):

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
+from pathlib import Path
+
+from sitegen.caches import SERVICE_WORKER_CACHE
+from sitegen.digests import write_atomically
 
 SERVICE_WORKER = "sw.js"
 # Written for hosts, not fetched by pages: their configuration and the gzip copies they may send
@@ -29,3 +34,20 @@ def service_worker(source: str, files: dict[str, bytes]) -> str:
     listing = json.dumps(kept, indent=1)
     version = hashlib.sha256(listing.encode()).hexdigest()[:12]
     return source.replace("{} /* FILES */", listing).replace("/* VERSION */", version)
+
+
+def cached_service_worker(root: Path, source: str, out: dict[str, bytes], digests: dict[str, str]) -> str:
+    """``service_worker``'s text, kept under a hash of this module, the worker's source and each output's path and
+    SHA-256: what it writes is a function of the files' bytes, which it would hash again (DR-001)."""
+    key = hashlib.sha256(Path(__file__).read_bytes() + b"\0" + source.encode())
+    for path in sorted(out):
+        key.update(f"\0{path}\0{digests[path]}".encode())
+    cached = root / SERVICE_WORKER_CACHE / f"{key.hexdigest()[:24]}.js"
+    if cached.is_file():
+        return cached.read_text(encoding="utf-8")
+    text = service_worker(source, out)
+    if cached.parent.is_dir():
+        shutil.rmtree(cached.parent)  # the workers of earlier sites
+    cached.parent.mkdir(parents=True)
+    write_atomically(cached, text.encode("utf-8"))
+    return text

@@ -1,7 +1,7 @@
 """The site's security policy, caching and compression, and the files that tell static hosts (DR-002).
 
 A ``<meta>`` policy does not reach a Web Worker, so the same policy must come as an
-HTTP header: from the dev server (``serve.py``), ``_headers`` (Netlify, Cloudflare
+HTTP header: from the dev server (``serve``), ``_headers`` (Netlify, Cloudflare
 Pages) and ``.htaccess`` (Apache). The README's nginx block repeats it by hand.
 """
 
@@ -41,7 +41,7 @@ VERSIONED_FOLDERS = ("/pyodide/*", "/app/*", "/wheels/*")
 # What a host must compress (gzip or brotli): the runtime, the modules, JSON, pages and style.
 COMPRESSED_TYPES = ("application/wasm", "text/javascript", "application/javascript", "application/json",
                     "text/css", "text/html")
-# The same files by name: the build writes a gzip copy beside each (precompressed.py).
+# The same files by name: the build writes a gzip copy beside each (compression.py).
 COMPRESSED_SUFFIXES = (".wasm", ".mjs", ".js", ".json", ".css", ".html")
 
 
