@@ -9,6 +9,7 @@ import sys
 import threading
 
 from explain_samples import answer_from_prompt
+from pyapp.evaluation import export
 from pyapp.evaluation.evalset import LARGE_SET_VERSION, case_prompt, cases
 
 ANTHROPIC = "https://api.anthropic.com/v1/messages"
@@ -116,7 +117,7 @@ def show_detail(page, run_id: str) -> None:
 
 def import_run(page, tmp_path, run_entries: list[dict], name: str, already: int = 0) -> None:
     path = tmp_path / f"{name}.json"
-    path.write_text(export_json(run_entries))
+    path.write_text(export.export_json(run_entries))
     page.set_input_files("#import-file", str(path))
     added = len(run_entries) - already
     page.wait_for_selector(f"#import-message:has-text('Imported {added} entries ({already} were already here)')")
@@ -132,7 +133,7 @@ def listed(page) -> dict[str, str]:
 def reported(page, tmp_path) -> dict[str, str]:
     """Run id -> grounded count, from ``python -m pyapp report`` on an export of the page's whole store."""
     path = tmp_path / "store.json"
-    path.write_text(export_json(entries(page)))
+    path.write_text(export.export_json(entries(page)))
     return {r["run_id"]: f"{r['grounded']}/{r['graded']}" for r in cli("report", str(path), "--json")}
 
 
