@@ -4,15 +4,13 @@ The worker imports this package and calls ``handle(op, args_json)`` for every op
 ``hello()`` once Python is ready, ``after_answer()`` after posting each answer,
 ``after_restore()`` in an interpreter restored from the start-up snapshot, and
 ``import_operation_modules()`` before taking that snapshot. Operations are grouped by concept
-in the ``*_ops`` modules, which register themselves when imported here. Browser modules
+in the ``*_ops`` modules, which register themselves when the first call imports them. Browser modules
 (``js``, ``pyodide``, the worker's own) are imported inside functions, so the package imports
 on CPython too.
 
 The top layer beside ``pyapp.cli``; may import every layer below, never ``pyapp.cli``.
 """
 
-# The operation modules register their operations when imported (pyapp.browser.dispatch.op).
-from pyapp.browser import eval_ops, experiment_ops, explorer_ops, log_ops, rating_ops, repeat_ops  # noqa: F401
 from pyapp.browser.dispatch import after_answer, after_restore, handle, hello, import_operation_modules
 
 __all__ = ["after_answer", "after_restore", "handle", "hello", "import_operation_modules"]

@@ -1,17 +1,17 @@
 """The operations the page calls by name, and what the worker calls around them (DR-002).
 
-The worker calls ``handle(op, args_json)``. Each operation module of this package registers its
-operations with :func:`op`; their pyapp imports are inside the functions, so importing the bridge
-stays quick, and the worker that makes the start-up snapshot imports them all beforehand with
-:func:`import_operation_modules`.
+The worker calls ``handle(op, args_json)``. Each operation module of this package (``*_ops``)
+registers its operations with :func:`op` when it is imported, which the first call does; their
+pyapp imports are inside the functions. So importing the bridge stays quick, and the worker that
+makes the start-up snapshot imports them all beforehand with :func:`import_operation_modules`.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import json
-import pkgutil
 import sys
 from collections.abc import Callable
 
@@ -54,6 +54,8 @@ def import_operation_modules() -> None:
     this before taking it, so a visit restored from it skips those imports. None of them touches
     the browser when imported.
     """
+    import pkgutil
+
     for layer in pkgutil.iter_modules(pyapp.__path__, "pyapp."):
         if layer.ispkg and layer.name != "pyapp.cli":
             package = importlib.import_module(layer.name)
@@ -71,6 +73,17 @@ def after_answer() -> None:
     LOG.keep_when_due()
 
 
+@functools.cache
+def operations() -> dict[str, Callable]:
+    """Every operation by name, once the ``*_ops`` modules of this package have registered theirs."""
+    import pkgutil
+
+    for module in pkgutil.iter_modules(sys.modules[__package__].__path__, f"{__package__}."):
+        if module.name.endswith("_ops"):
+            importlib.import_module(module.name)
+    return OPS
+
+
 async def handle(name: str, args_json: str) -> str:
     """Run operation ``name`` with keyword arguments from JSON.
 
@@ -78,9 +91,10 @@ async def handle(name: str, args_json: str) -> str:
     page shows the sentence an operation raised, never a traceback or an exception's class name.
     """
     try:
-        if name not in OPS:
+        found = operations().get(name)
+        if found is None:
             raise ValueError(f"unknown operation {name!r}")
-        value = OPS[name](**json.loads(args_json))
+        value = found(**json.loads(args_json))
         if inspect.isawaitable(value):
             value = await value
     except (ValueError, RuntimeError) as exc:  # what operations raise for a visitor to read
