@@ -61,6 +61,7 @@ def import_operation_modules() -> None:
             package = importlib.import_module(layer.name)
             for module in pkgutil.walk_packages(package.__path__, f"{layer.name}."):
                 importlib.import_module(module.name)
+    operations()  # and the registry of operations, so a restored visit's first call finds it made
 
 
 def after_answer() -> None:
