@@ -57,7 +57,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "support"), str(ROOT / "bench")]
 
 from eval_helpers import call, cancel  # noqa: E402
-from pyapp.evaluation.evalset import case, case_facts, case_ids, case_search  # noqa: E402
+from pyapp.evaluation.evalset import FIXED_SETS, case_facts, case_search  # noqa: E402
 from pyapp.evaluation.export import export_json  # noqa: E402
 from pyodide_harness import pyodide_available, run_in_node  # noqa: E402
 
@@ -72,7 +72,7 @@ PHRASES = ("then", "next", "after that", "so", "and then", "following this", "at
 
 def walkthrough(case_id: str, rng: random.Random, serial: int) -> str:
     """About a kilobyte of prose quoting the first steps of the case's real trace."""
-    steps = case_search(case(case_id)).trace[:14]
+    steps = case_search(FIXED_SETS.case(case_id)).trace[:14]
     parts = [f"Answer {serial}. The search for {case_id} begins at the root."]
     for s in steps:
         joiner = rng.choice(PHRASES)
@@ -87,7 +87,7 @@ def walkthrough(case_id: str, rng: random.Random, serial: int) -> str:
 
 
 def answer(case_id: str, rng: random.Random, serial: int, wrong: str | None) -> str:
-    facts = case_facts(case(case_id))
+    facts = case_facts(FIXED_SETS.case(case_id))
     cited = facts.sent_steps[:: max(1, facts.steps_sent // 4)][:4]
     claims = {
         "walkthrough": walkthrough(case_id, rng, serial),
@@ -105,7 +105,7 @@ def answer(case_id: str, rng: random.Random, serial: int, wrong: str | None) -> 
 def synthetic_log(n_calls: int, seed: int = SEED) -> list[dict]:
     """``n_calls`` entries (calls, a few cancels) over runs of the twenty cases; the mix is in the doc."""
     rng = random.Random(seed)
-    ids = list(case_ids())
+    ids = list(FIXED_SETS.case_ids())
     entries: list[dict] = []
     clock = 0.0
     run = 0
@@ -158,17 +158,20 @@ from pyapp.presentation.report import run_report, runs_overview
 from pyapp.presentation.run_comparison import compare_report
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.evaluation.grader import Grader
+from pyapp.core.collector import gc_paused
 
 
 def timed(fn, repeats, setup=lambda: None):
     """Times of fn(setup()); setup is not timed. A rebuild made in setup brings a fresh grader, so no
-    timing starts with a cached grade."""
+    timing starts with a cached grade. fn runs with the collector paused, as the worker's operations
+    and the command line's commands run."""
     out = []
     for _ in range(repeats):
         gc.collect()
         arg = setup()
         start = time.perf_counter()
-        fn(arg)
+        with gc_paused():
+            fn(arg)
         out.append((time.perf_counter() - start) * 1000.0)
     return out
 

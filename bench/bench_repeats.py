@@ -31,7 +31,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "support"),
 
 from bench_rebuild import synthetic_log  # noqa: E402
 from eval_helpers import full_run  # noqa: E402
-from pyapp.evaluation.evalset import case_ids  # noqa: E402
+from pyapp.evaluation.evalset import FIXED_SETS  # noqa: E402
 from pyapp.evaluation.export import export_json  # noqa: E402
 from pyodide_harness import pyodide_available, run_in_node  # noqa: E402
 
@@ -67,7 +67,7 @@ def measure(text, x, y, repeats):
 
 def repeated_log(entries: int) -> list[dict]:
     """The synthetic log with two configurations of ten runs each appended (one flipping case per run)."""
-    ids = list(case_ids())
+    ids = list(FIXED_SETS.case_ids())
     extra = []
     for side, settings in enumerate(REPEATED):
         for run in range(RUNS):

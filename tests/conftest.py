@@ -2,33 +2,22 @@
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import subprocess
 import sys
-import threading
-import types
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from chromium import CHROMIUM, CHROMIUM_ARGS, PageWatch
 from cli_run import FINGERPRINT_AFTER, KEY, run_cli, start_fake, stop_fake
+from explorer_page import Explorer
 from pyapp.browser import log_cache
+from served import Served, serve
+from site_project import small_project
 from sitegen import builder
-from sitegen.serve import SiteHandler, make_server
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+from worker_stand_in import WorkerStandIn
 
 
 @pytest.fixture(autouse=True)
@@ -47,19 +36,10 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-class Served:
-    def __init__(self, server, thread):
-        self.server, self.thread = server, thread
-        host, port = server.server_address[:2]
-        self.origin = f"http://{host}:{port}"
-        self.url = self.origin + server.prefix
-
-
-def serve(directory: Path, prefix: str = "/", handler=SiteHandler) -> Served:
-    server = make_server(directory, 0, prefix, handler=handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    return Served(server, thread)
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A small project for the site generator: two records, one page, the real templates, a stand-in Pyodide."""
+    return small_project(tmp_path)
 
 
 @pytest.fixture(scope="session")
@@ -83,44 +63,6 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
-class PageWatch:
-    """A page with every console message, CSP violation and off-site request recorded."""
-
-    def __init__(self, context, origin: str):
-        self.context = context
-        self.page = context.new_page()
-        self.console: list[str] = []
-        self.errors: list[str] = []
-        self.foreign_requests: list[str] = []
-        self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.on("worker", lambda w: w.on("console", lambda m: self.console.append(f"worker {m.type}: {m.text}")))
-
-        def on_request(request) -> None:
-            if not request.url.startswith((origin, "data:", "blob:")):
-                self.foreign_requests.append(request.url)
-
-        context.on("request", on_request)
-        context.add_init_script(
-            "document.addEventListener('securitypolicyviolation', e => "
-            "console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));"
-        )
-
-    @property
-    def csp_violations(self) -> list[str]:
-        return [line for line in self.console if "Content Security Policy" in line or "CSP violation" in line]
-
-
-@contextlib.contextmanager
-def page_at(browser, width: int, height: int) -> Iterator[object]:
-    """A page of its own context with a ``width`` × ``height`` viewport, closed on leaving."""
-    context = browser.new_context(viewport={"width": width, "height": height})
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
-
 @pytest.fixture
 def context(browser) -> Iterator[object]:
     """A fresh browser context (its own storage) that accepts downloads, for tests that open several pages."""
@@ -135,92 +77,6 @@ def watched(browser, site) -> Iterator[PageWatch]:
     watch = PageWatch(context, site.origin)
     yield watch
     context.close()
-
-
-def python_worker(page):
-    """The page's Python worker, not the one that makes the start-up snapshot beside it (DR-002)."""
-    from playwright.sync_api import Error
-
-    found = []
-    for worker in page.workers:
-        try:
-            if "task" not in json.loads(worker.evaluate("self.name")):
-                found.append(worker)
-        except Error:
-            pass  # the snapshot's worker, which ended meanwhile
-    (worker,) = found
-    return worker
-
-
-def wait_for_python(page, timeout: float = 90_000) -> str:
-    """Wait until the page says Python is ready (or failed) and return the status text."""
-    page.wait_for_selector("#python-status:not([data-state='loading'])", timeout=timeout)
-    return page.inner_text("#python-status")
-
-
-class WorkerStandIn:
-    """The worker's JavaScript modules as ``pyapp.browser`` imports them, in memory (DR-002).
-
-    ``kdt_worker`` (cancel flag, abort signals, events, Web Locks), ``kdt_audit_store``
-    (the IndexedDB log: a list of JSON texts) and ``pyodide.http.pyfetch``, which answers
-    with ``respond(url, body)`` or raises ``fail``.
-    """
-
-    def __init__(self) -> None:
-        self.cancel = False
-        self.signals: list[float] = []
-        self.events: list[dict] = []
-        self.locks: set[str] = set()
-        self.stored: list[str] = []
-        self.store_error: Exception | None = None
-        self.fail: Exception | None = None
-        self.respond = None
-        self.kept: bytes | None = None  # the kept read of the audit log (snapshot-store.mjs)
-        self.marks: list[tuple[str, object]] = []
-        self.worker = types.SimpleNamespace(
-            cancel_requested=lambda: self.cancel, new_signal=lambda ms: self.signals.append(ms) or "signal",
-            emit=lambda text: self.events.append(json.loads(text)), acquire_lock=self.acquire_lock,
-            kept_log=self.kept_log, keep_log=self.keep_log, mark=lambda name, detail: self.marks.append((name, detail)))
-        self.store = types.SimpleNamespace(append=self.append, readFrom=self.read_from)
-        self.pyodide = types.ModuleType("pyodide")
-        self.http = types.ModuleType("pyodide.http")
-        self.http.pyfetch = self.pyfetch
-        self.pyodide.http = self.http
-        self.ffi = types.ModuleType("pyodide.ffi")
-        self.ffi.to_js = bytes  # Python's bytes become a Uint8Array, here a copy
-        self.pyodide.ffi = self.ffi
-
-    async def acquire_lock(self, name: str):
-        if name in self.locks:
-            return None
-        self.locks.add(name)
-        return lambda: self.locks.discard(name)
-
-    async def append(self, entries_json: str) -> None:
-        if self.store_error is not None:
-            raise self.store_error
-        self.stored.extend(json.dumps(entry) for entry in json.loads(entries_json))
-
-    async def read_from(self, seq: int) -> str:
-        """As ``readFrom`` in audit-store.mjs; record ``n`` (from 1) is ``stored[n - 1]``."""
-        rows = [[n, text] for n, text in enumerate(self.stored, 1) if n >= seq]
-        return json.dumps({"rows": rows, "count": len(self.stored)})
-
-    async def kept_log(self):
-        return None if self.kept is None else types.SimpleNamespace(to_bytes=lambda: self.kept)
-
-    def keep_log(self, data: bytes) -> None:
-        self.kept = data
-
-    async def pyfetch(self, url: str, **kwargs):
-        if self.fail is not None:
-            raise self.fail
-        status, headers, body = self.respond(url, kwargs.get("body"))
-
-        async def string() -> str:
-            return body
-
-        return types.SimpleNamespace(status=status, headers=headers, string=string)
 
 
 @pytest.fixture
@@ -240,8 +96,6 @@ def worker(monkeypatch: pytest.MonkeyPatch) -> WorkerStandIn:
 # Shared by the explorer's tests of the walkthrough and of the key (one explorer page per module).
 @pytest.fixture(scope="module")
 def ui(browser, site):
-    from explorer_page import Explorer  # explorer_page imports this module
-
     explorer = Explorer(browser, site)
     yield explorer
     explorer.context.close()
@@ -251,8 +105,6 @@ def ui(browser, site):
 def ui_unrouted(browser, site):
     """A context without any route: once a context intercepts anything, Playwright answers every CORS
     preflight in it by itself, and a real server would never see one."""
-    from explorer_page import Explorer
-
     explorer = Explorer(browser, site, routed=False)
     yield explorer
     explorer.context.close()

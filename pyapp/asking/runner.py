@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pyapp.asking.walkthrough import explain
 from pyapp.auditlog.entries import Clock, cancel_entry, stamp, utc_now
 from pyapp.core.vocabulary import Outcome
-from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_prompt, case_search, check_set_version
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, CaseSets, case_prompt, case_search
 from pyapp.evaluation.runs import Run, cases_to_ask
 from pyapp.providers.client import Progress
 from pyapp.providers.settings import Settings
@@ -47,12 +47,14 @@ async def run_eval(
     cancelled: Callable[[], bool],
     progress: Callable[[str, Progress | None], object] = lambda label, _: None,
     set_version: str = EVAL_SET_VERSION,
+    sets: CaseSets = FIXED_SETS,
     now: Clock = utc_now,
     **client: object,
 ) -> dict:
     """Ask every case of ``run_id`` (every case of ``set_version`` when ``fresh``) that has no graded answer yet.
 
-    A continued run keeps its own set, whatever ``set_version`` says; ``read_run`` gives it as the log
+    ``sets`` says what ``set_version`` means to the log (a set of the visitor's own cases is in it). A
+    continued run keeps its own set, whatever ``set_version`` says; ``read_run`` gives it as the log
     shows it now (the page's worker takes it from the log it keeps, DR-006).
 
     ``now`` stamps the entries (the wall clock unless a test passes one); ``client`` carries ``transport``,
@@ -64,15 +66,17 @@ async def run_eval(
     why it stopped (``None`` if it did not) and ``message``, the sentence the page shows.
     """
     if fresh:
-        todo = cases_to_ask(None, check_set_version(set_version))
+        todo = list(sets.cases(set_version))
     else:
         run = await read_run(run_id)
         set_version = run.eval_set_version
-        todo = cases_to_ask(run)
-    emit({"type": "run-start", "run_id": run_id, "todo": todo})
+        of_run = {c.case_id: c.case for c in run.cases}
+        todo = [of_run[case_id] for case_id in cases_to_ask(run)]
+    emit({"type": "run-start", "run_id": run_id, "todo": [c.case_id for c in todo]})
     stopped = None
     asked = unanswered = failures_in_a_row = 0
-    for index, case_id in enumerate(todo):
+    for index, the_case in enumerate(todo):
+        case_id = the_case.case_id
         if cancelled():
             stopped = Outcome.CANCELLED
             await append([cancel_entry(*stamp(now), run_id, case_id)])
@@ -80,7 +84,6 @@ async def run_eval(
         label = f"Asking {case_id} ({index + 1} of {len(todo)})"
         emit({"type": "case-start", "run_id": run_id, "case_id": case_id, "index": index, "total": len(todo),
               "text": f"{label}."})
-        the_case = case(case_id, set_version)
         search = {"order": the_case.order, "kind": the_case.search_kind, "lon": the_case.lon, "lat": the_case.lat,
                   "radius": the_case.radius}
         explained = await explain(

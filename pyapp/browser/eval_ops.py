@@ -5,21 +5,22 @@ from __future__ import annotations
 
 from pyapp.browser import log_cache
 from pyapp.browser.dispatch import op
-from pyapp.browser.log_cache import own_sets_read
+from pyapp.browser.log_cache import over_the_log, sets_for
 from pyapp.browser.worker_io import ProgressLine, append_entries, cancelled, clock_ms, emit, sleep, transport
 
 
 @op
+@over_the_log
 async def evalset(set_version: str | None = None) -> dict:
     """One set as the page shows it (default: the first), and what each set can show (DR-009)."""
     from pyapp.evaluation.evalset import EVAL_SET_VERSION
     from pyapp.presentation.page_content import evalset_page
 
-    await own_sets_read(set_version)
-    return evalset_page(set_version or EVAL_SET_VERSION)
+    return evalset_page(set_version or EVAL_SET_VERSION, await sets_for(set_version))
 
 
 @op
+@over_the_log
 async def own_set() -> dict | None:
     """The visitor's own set as the set choice offers it (None while it has no case), labelled as theirs."""
     from pyapp.evaluation.own_cases import set_label
@@ -28,34 +29,29 @@ async def own_set() -> dict | None:
     mine = (await log_cache.LOG.refresh()).runs().own
     if mine.name is None:
         return None
-    guidance = set_guidance([mine.name])[0]
+    guidance = set_guidance([mine.name], mine.sets)[0]
     return {"eval_set_version": mine.name, "cases": len(mine.cases), "label": set_label(mine.name),
             "option": f"{set_label(mine.name)} ({len(mine.cases)} cases)", "text": guidance["text"]}
 
 
-# A first read, or this many new entries, is kept out of the garbage collector's passes (pyapp.core.collector).
-KEPT_FROM = 1_000
-
-
 @op
+@over_the_log
 async def eval_overview() -> dict:
     """The runs list, newest first, from the log's runs index (the detail of a run is ``run_detail``)."""
-    from pyapp.core.collector import gc_paused
     from pyapp.presentation.report import rate_ticks, runs_message, runs_overview
 
-    first, before = log_cache.LOG.index is None, len(log_cache.LOG.entries)
-    with gc_paused(keep=lambda: first or len(log_cache.LOG.entries) - before >= KEPT_FROM):
-        log = await log_cache.LOG.refresh()
-        index = log.runs()
-        rebuilt = index.rebuilt()
-        runs = sorted(rebuilt.runs, key=lambda run: run.started, reverse=True)
-        shown = runs_overview(runs)
+    log = await log_cache.LOG.refresh()
+    index = log.runs()
+    rebuilt = index.rebuilt()
+    runs = sorted(rebuilt.runs, key=lambda run: run.started, reverse=True)
+    shown = runs_overview(runs)
     corrupt = log.corrupt + rebuilt.skipped
     return {"runs": shown, "calls": index.run_calls, "corrupt": corrupt, "rate_ticks": rate_ticks(),
             "message": runs_message(len(shown), index.run_calls, corrupt)}
 
 
 @op
+@over_the_log
 async def run_detail(run_id: str) -> dict:
     from pyapp.presentation.report import run_report
 
@@ -63,6 +59,7 @@ async def run_detail(run_id: str) -> dict:
 
 
 @op
+@over_the_log
 async def compare_runs(run_a: str, run_b: str) -> dict:
     from pyapp.presentation.run_comparison import compare_report
 
@@ -79,7 +76,7 @@ async def run_eval(run_id: str | None, settings: dict, api_key: str | None, set_
     from pyapp.providers.settings import Settings
 
     settings = Settings.from_dict(settings)
-    await own_sets_read(set_version)
+    sets = await sets_for(set_version)
     fresh = run_id is None
     run_id = run_id or new_run_id()
     # Web Locks: a second tab cannot run the same run at the same time.
@@ -93,6 +90,6 @@ async def run_eval(run_id: str | None, settings: dict, api_key: str | None, set_
         with ProgressLine() as line:
             return await run(run_id, fresh, settings, api_key, read_run=run_of, append=append_entries,
                              emit=emit, cancelled=cancelled, progress=line.show, transport=transport, sleep=sleep,
-                             clock=clock_ms, **({"set_version": set_version} if set_version else {}))
+                             clock=clock_ms, sets=sets, **({"set_version": set_version} if set_version else {}))
     finally:
         release()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pyapp.browser import log_cache
 from pyapp.browser.dispatch import op
+from pyapp.browser.log_cache import over_the_log
 from pyapp.browser.worker_io import ProgressLine, append_entries, cancelled, clock_ms, sleep, transport
 
 
@@ -45,6 +46,7 @@ async def record_decision(call_id: str, helpful: bool, note: str) -> dict:
 
 
 @op
+@over_the_log
 async def add_own_case(search: dict) -> dict:
     """Keep ``search`` as one of the visitor's own cases (DR-009); a search already kept is not added again."""
     from pyapp.auditlog.entries import own_case_entry, stamp

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the domain modules are imported by the operations that use them
+    from pyapp.evaluation.evalset import CaseSets
 
 
 class LogCache:
@@ -126,6 +131,28 @@ class LogCache:
 
 LOG = LogCache()
 
+# A first read, or this many new entries, is kept out of the garbage collector's passes (pyapp.core.collector).
+KEPT_FROM = 1_000
+
+
+def over_the_log(operation: Callable[..., Awaitable]) -> Callable[..., Awaitable]:
+    """``operation`` run with the garbage collector paused (``pyapp.core.collector``, DR-006).
+
+    Reading, rebuilding and grading the log make many small objects and no cycles. When the operation
+    made the runs index or read at least :data:`KEPT_FROM` new entries, what it made lives on with the
+    worker, so it is moved out of the collector's generations as the pause ends. Operations that wait
+    on a provider are not paused.
+    """
+    @functools.wraps(operation)
+    async def paused(**args: object) -> object:
+        from pyapp.core.collector import gc_paused
+
+        first, before = LOG.index is None, len(LOG.entries)
+        with gc_paused(keep=lambda: (first and LOG.index is not None) or len(LOG.entries) - before >= KEPT_FROM):
+            return await operation(**args)
+
+    return paused
+
 
 async def read_entries() -> tuple[list[dict], int]:
     """Every valid audit entry, oldest first, and the number of unreadable ones skipped (never raises on one)."""
@@ -142,10 +169,9 @@ def grader():
     return Grader()
 
 
-async def own_sets_read(set_version: str | None) -> None:
-    """Read the log first when ``set_version`` names a set of the visitor's own cases: its cases are in the log."""
-    from pyapp.evaluation.evalset import is_own_set
+async def sets_for(set_version: str | None) -> CaseSets:
+    """What set names mean to the visitor's log. The log is read only when ``set_version`` names a set of
+    the visitor's own cases: those cases are in it."""
+    from pyapp.evaluation.evalset import FIXED_SETS, is_own_set
 
-    if is_own_set(set_version):
-        # the runs index registers every state of the visitor's set (pyapp.evaluation.own_cases)
-        (await LOG.refresh()).runs()
+    return (await LOG.refresh()).runs().own.sets if is_own_set(set_version) else FIXED_SETS

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pyapp.browser.dispatch import op
-from pyapp.browser.log_cache import read_entries
+from pyapp.browser.log_cache import over_the_log, read_entries
 from pyapp.browser.worker_io import append_entries
 from pyapp.core.vocabulary import EntryType
 
 
 @op
+@over_the_log
 async def audit_log() -> dict:
     """The calls in the log, newest first, without their answer texts (the list shows no answers)."""
     from pyapp.core.formatting import fmt_whole
@@ -22,6 +23,7 @@ async def audit_log() -> dict:
 
 
 @op
+@over_the_log
 async def export_audit(format: str, run_id: str | None = None, explorer: bool = False) -> str:  # noqa: A002
     from pyapp.evaluation.export import export_csv, export_json
 
@@ -32,6 +34,7 @@ async def export_audit(format: str, run_id: str | None = None, explorer: bool = 
 
 
 @op
+@over_the_log
 async def import_audit(data: str) -> dict:
     """Import a JSON export whose bytes arrive base64-encoded, so Python decodes them as the command line does.
 

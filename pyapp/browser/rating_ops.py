@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pyapp.browser import log_cache
 from pyapp.browser.dispatch import op
+from pyapp.browser.log_cache import over_the_log
 from pyapp.browser.worker_io import append_entries
 
 
@@ -15,6 +16,7 @@ def rubric() -> dict:
 
 
 @op
+@over_the_log
 async def rating_queue(run_id: str, rater: str) -> list[dict]:
     """The counted answers of ``run_id`` for ``rater`` to rate blind: no grades, no other rater's ratings."""
     from pyapp.auditlog.validation import valid_rater
@@ -37,6 +39,7 @@ async def record_rating(call_id: str, rater: str, answers: dict, note: str = "")
 
 
 @op
+@over_the_log
 async def agreement() -> dict:
     """The agreement figures of the whole log as the page's tables, and the text ``python -m pyapp agreement``
     prints for them."""

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from pyapp.browser import log_cache
 from pyapp.browser.dispatch import op
-from pyapp.browser.log_cache import own_sets_read, read_entries
+from pyapp.browser.log_cache import over_the_log, read_entries, sets_for
 from pyapp.browser.worker_io import append_entries
 
 
 @op
+@over_the_log
 async def configurations() -> dict:
     """The runs grouped by configuration, with the figures of repeated runs (DR-008)."""
     from pyapp.presentation.repeat_report import configurations_report
@@ -18,6 +19,7 @@ async def configurations() -> dict:
 
 
 @op
+@over_the_log
 async def compare_configurations(x: str, y: str) -> dict:
     """Configuration ``y`` against ``x``, as ``python -m pyapp compare --config X --config Y`` prints it."""
     from pyapp.evaluation.configurations import group_runs
@@ -29,6 +31,7 @@ async def compare_configurations(x: str, y: str) -> dict:
 
 
 @op
+@over_the_log
 async def plans() -> list[dict]:
     """The registered plans, newest first, with their times as a person reads them."""
     from pyapp.evaluation.plans import plans_in, when_text
@@ -38,6 +41,7 @@ async def plans() -> list[dict]:
 
 
 @op
+@over_the_log
 async def register_plan(x: str, y: str, rule: str, note: str, settings: dict, set_version: str | None = None) -> dict:
     """Append a plan comparing ``y`` against ``x``; either may be ``"form"``: the settings and set chosen now."""
     from pyapp.auditlog.entries import plan_entry, stamp
@@ -45,12 +49,13 @@ async def register_plan(x: str, y: str, rule: str, note: str, settings: dict, se
     from pyapp.evaluation.evalset import EVAL_SET_VERSION
     from pyapp.providers.settings import Settings
 
+    sets = await sets_for(set_version)
+
     def named(name: str) -> str:
         if name != "form":
             return name
-        return configuration_for(Settings.from_dict(settings).to_dict(), set_version or EVAL_SET_VERSION).id
+        return configuration_for(Settings.from_dict(settings).to_dict(), set_version or EVAL_SET_VERSION, sets).id
 
-    await own_sets_read(set_version)
     entry = plan_entry(*stamp(), named(x), named(y), rule, note)
     await append_entries([entry])
     return entry
@@ -63,6 +68,7 @@ def _run_ids(run_ids: object) -> list[str]:
 
 
 @op
+@over_the_log
 async def baseline_file(run_ids: list[str]) -> str:
     """The baseline file of ``run_ids``, byte for byte what ``python -m pyapp baseline`` writes."""
     from pyapp.evaluation.baseline import baseline_of, baseline_text
@@ -72,6 +78,7 @@ async def baseline_file(run_ids: list[str]) -> str:
 
 
 @op
+@over_the_log
 async def baseline_diff(baseline: str, run_ids: list[str], rules: list[str] | None = None) -> dict:
     """``run_ids`` against a loaded baseline file, as ``python -m pyapp diff`` prints it."""
     from pyapp.auditlog.rules import NO_NEW_FAIL, parse_rule
@@ -84,17 +91,18 @@ async def baseline_diff(baseline: str, run_ids: list[str], rules: list[str] | No
 
 
 @op
+@over_the_log
 async def run_size_estimate(runs: int, max_tokens: int | None = None, price_in: float | None = None,
                             price_out: float | None = None, set_version: str | None = None) -> dict:
     """What ``runs`` runs of a set send, and with the visitor's prices their estimated cost."""
     from pyapp.evaluation.cost import run_size
     from pyapp.evaluation.evalset import EVAL_SET_VERSION
 
-    await own_sets_read(set_version)
-    return run_size(runs, max_tokens, price_in, price_out, set_version or EVAL_SET_VERSION)
+    return run_size(runs, max_tokens, price_in, price_out, set_version or EVAL_SET_VERSION, await sets_for(set_version))
 
 
 @op
+@over_the_log
 async def run_usage(run_ids: list[str], price_in: float | None = None, price_out: float | None = None) -> dict:
     """The tokens the provider reported for the calls of ``run_ids``, and with prices their cost."""
     from pyapp.evaluation.cost import actual_usage

@@ -21,8 +21,8 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    args.set_version = resolve_set(args)
-    table = evalset_table(args.set_version)
+    args.set_version, sets = resolve_set(args)
+    table = evalset_table(args.set_version, sets)
     summary = evalset_summary(table, args.set_version)
     if args.json:
         print(json.dumps({"summary": summary, "cases": table}))

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 
 from pyapp.evaluation.evalset import (
     EVAL_SET_VERSION,
+    FIXED_SETS,
     OWN_SET_PREFIX,
     SET_VERSIONS,
-    check_set_version,
+    CaseSets,
     is_own_set,
 )
 from pyapp.evaluation.export import parse_import
@@ -34,8 +35,8 @@ def add_set_option(p: argparse.ArgumentParser) -> None:
                    help="an export or log holding your own cases (only with --set own...)")
 
 
-def resolve_set(args: argparse.Namespace) -> str:
-    """The set ``--set`` names; an own set is read from the LOG argument (DR-009)."""
+def resolve_set(args: argparse.Namespace) -> tuple[str, CaseSets]:
+    """The set ``--set`` names, and what set names mean to the LOG argument an own set is read from (DR-009)."""
     version = args.set_version
     own = version == OWN or is_own_set(version)
     if not own:
@@ -44,13 +45,13 @@ def resolve_set(args: argparse.Namespace) -> str:
         if version not in SET_VERSIONS:
             raise UsageError(f"no evaluation set {version[:40]!r}; the sets are {', '.join(SET_VERSIONS)}, "
                               f"or {OWN} with a LOG")
-        return version
+        return version, FIXED_SETS
     if args.log is None:
         raise UsageError(f"--set {version} needs the export or log that holds your own cases: LOG")
     mine = own_cases_of(read_entries(args.log))
     if mine.name is None:
         raise ValueError(f"{args.log} holds none of your own cases; add searches in the explorer first")
-    return mine.name if version == OWN else check_set_version(version)
+    return (mine.name if version == OWN else mine.sets.check(version)), mine.sets
 
 
 def read_entries(path: str) -> list[dict]:

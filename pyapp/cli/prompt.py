@@ -7,10 +7,7 @@ import json
 import sys
 
 from pyapp.cli.inputs import add_set_option, resolve_set
-from pyapp.evaluation.evalset import (
-    case,
-    case_prompt,
-)
+from pyapp.evaluation.evalset import case_prompt
 from pyapp.presentation.terminal_text import format_prompt
 
 
@@ -23,7 +20,8 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    prompt = case_prompt(case(args.case, resolve_set(args)))
+    version, sets = resolve_set(args)
+    prompt = case_prompt(sets.case(args.case, version))
     if args.json:
         print(json.dumps({"case_id": args.case, **prompt.to_json()}))
     else:

@@ -10,8 +10,8 @@ from pyapp.cli.inputs import UsageError
 from pyapp.evaluation.cost import actual_usage, run_size
 from pyapp.evaluation.evalset import (
     EVAL_SET_VERSION,
+    FIXED_SETS,
     SET_VERSIONS,
-    check_set_version,
     is_own_set,
 )
 from pyapp.evaluation.own_cases import OWN
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if args.set_version == OWN or is_own_set(args.set_version):
         raise UsageError(f"--set {args.set_version[:40]}: a set of your own cases runs from the AI evaluation page, "
                           "whose log holds them; here the sets are " + ", ".join(SET_VERSIONS))
-    check_set_version(args.set_version)
+    FIXED_SETS.check(args.set_version)
     name = args.key_env or KEY_VARIABLES.get(args.provider)
     api_key = os.environ.get(name) if name else None
     if name and not api_key and (args.key_env or args.provider != OPENAI_COMPATIBLE):

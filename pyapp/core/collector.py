@@ -1,4 +1,9 @@
-"""Pausing the cyclic garbage collector around bulk passes over the audit log (DR-006)."""
+"""Pausing the cyclic garbage collector around bulk passes over the audit log (DR-006).
+
+Only the edges pause it, around whole operations: the worker's operations that read the log
+(``pyapp.browser.log_cache.over_the_log``) and the command line's commands (``pyapp.cli.main``).
+The domain code that reads the log never touches the collector.
+"""
 
 from __future__ import annotations
 

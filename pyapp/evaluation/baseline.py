@@ -25,7 +25,7 @@ from pyapp import __version__
 from pyapp.core import strict_json
 from pyapp.core.vocabulary import ANSWERED, CaseStatus, Outcome
 from pyapp.evaluation.configurations import drift, group_runs
-from pyapp.evaluation.evalset import EVAL_SET_VERSION, case_ids
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS
 from pyapp.evaluation.repeats import VerdictTable
 from pyapp.evaluation.runs import Run
 
@@ -80,7 +80,7 @@ def baseline_of(runs: Sequence[Run]) -> dict:
         "site_version": __version__,
     }
     rows = []
-    for index, case_id in enumerate(case_ids()):
+    for index, case_id in enumerate(FIXED_SETS.case_ids()):
         results = [run.cases[index] for run in runs]
         outcomes = [r.outcome if r.status == CaseStatus.GRADED else r.status for r in results]
         grades = [r.grade for r in results if r.grade is not None]
@@ -140,7 +140,7 @@ def parse_baseline(data: str | bytes) -> dict:
         raise ValueError(f"The baseline's runs must be a list of 1 to {MAX_BASELINE_RUNS} run ids.")
     rows = doc["cases"]
     if not isinstance(rows, list) or [r.get("case_id") if isinstance(r, dict) else None for r in rows] \
-            != list(case_ids()):
+            != list(FIXED_SETS.case_ids()):
         raise ValueError(f"The baseline's cases must be the cases of {EVAL_SET_VERSION}, one each, in order.")
     for row in rows:
         _check_row(row, len(runs))

@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from urllib.parse import urlsplit
 
-from pyapp.evaluation.evalset import EVAL_SET_VERSION, case_prompt, cases
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, Case, CaseSets, case_prompt
 from pyapp.evaluation.own_cases import set_label
 from pyapp.evaluation.runs import Run
 
@@ -95,13 +94,22 @@ class Grouped:
         raise ValueError(f"no configuration or run {name!r} in the log (configurations: {known})")
 
 
-@lru_cache(maxsize=8)
-def _prompt_set(version: str) -> tuple[str, str]:
-    """Today's prompt version and a sha256 over every case's prompt hash of set ``version``, in set order."""
-    prompts = [(c.case_id, case_prompt(c)) for c in cases(version)]
-    versions = sorted({p.version for _, p in prompts})
-    joined = "\n".join(f"{case_id} {p.hash}" for case_id, p in prompts)
-    return ", ".join(versions), hashlib.sha256(joined.encode("utf-8")).hexdigest()
+# The prompt version and digest of each set met, by name: a set's name always means the same cases.
+_PROMPT_SETS: dict[str, tuple[str, str]] = {}
+
+
+def _prompt_set(version: str, cases: Callable[[], Iterable[Case]]) -> tuple[str, str]:
+    """Today's prompt version and a sha256 over every case's prompt hash of set ``version``, in set order.
+
+    ``cases`` gives the set's cases when the set is first met.
+    """
+    found = _PROMPT_SETS.get(version)
+    if found is None:
+        prompts = [(c.case_id, case_prompt(c)) for c in cases()]
+        versions = sorted({p.version for _, p in prompts})
+        joined = "\n".join(f"{case_id} {p.hash}" for case_id, p in prompts)
+        found = _PROMPT_SETS[version] = ", ".join(versions), hashlib.sha256(joined.encode("utf-8")).hexdigest()
+    return found
 
 
 def base_url_host(base_url: str | None) -> str | None:
@@ -117,12 +125,17 @@ def configuration_of(run: Run) -> Configuration | None:
     """The configuration of ``run``; None when its calls used different settings or it made no call."""
     if run.settings is None or run.mixed_settings:
         return None
-    return configuration_for(run.settings, run.eval_set_version)
+    return _configuration(run.settings, run.eval_set_version, lambda: (c.case for c in run.cases))
 
 
-def configuration_for(s: dict, eval_set_version: str = EVAL_SET_VERSION) -> Configuration:
-    """The configuration a run of set ``eval_set_version`` with request settings ``s`` would have today."""
-    version, digest = _prompt_set(eval_set_version)
+def configuration_for(s: dict, eval_set_version: str = EVAL_SET_VERSION, sets: CaseSets = FIXED_SETS) -> Configuration:
+    """The configuration a run of set ``eval_set_version`` (a name ``sets`` knows) with request settings ``s``
+    would have today."""
+    return _configuration(s, eval_set_version, lambda: sets.cases(eval_set_version))
+
+
+def _configuration(s: dict, eval_set_version: str, cases: Callable[[], Iterable[Case]]) -> Configuration:
+    version, digest = _prompt_set(eval_set_version, cases)
     temperature = s["temperature"]
     return Configuration(
         provider=s["provider"],

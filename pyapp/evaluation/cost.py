@@ -15,12 +15,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 
 from pyapp.core.formatting import fmt_count, fmt_money
 from pyapp.core.jsontypes import is_int
 from pyapp.core.vocabulary import ANSWERED, EntryType
-from pyapp.evaluation.evalset import EVAL_SET_VERSION, case_prompt, cases, check_set_version
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, CaseSets, case_prompt
 from pyapp.explanation.schema import load_schema
 from pyapp.providers.api import schema_for_sending
 
@@ -29,11 +28,10 @@ MAX_RUNS = 100
 MAX_PRICE = 1_000_000.0  # per million tokens; anything above is a typing slip
 
 
-@lru_cache(maxsize=4)
-def characters_per_run(set_version: str = EVAL_SET_VERSION) -> tuple[int, int]:
+def characters_per_run(set_version: str = EVAL_SET_VERSION, sets: CaseSets = FIXED_SETS) -> tuple[int, int]:
     """(calls, characters the model is handed) for one run of set ``set_version``."""
     schema = json.dumps(schema_for_sending(load_schema()))
-    prompts = [case_prompt(c) for c in cases(check_set_version(set_version))]
+    prompts = [case_prompt(c) for c in sets.cases(set_version)]
     return len(prompts), sum(len(p.system) + len(p.user) + len(schema) for p in prompts)
 
 
@@ -54,11 +52,13 @@ def check_price(price: object, name: str) -> float | None:
 
 
 def run_size(runs: int = 1, max_tokens: int | None = None, price_in: float | None = None,
-             price_out: float | None = None, set_version: str = EVAL_SET_VERSION) -> dict:
-    """The size of ``runs`` runs of set ``set_version``, and with prices their estimated cost (module doc)."""
+             price_out: float | None = None, set_version: str = EVAL_SET_VERSION,
+             sets: CaseSets = FIXED_SETS) -> dict:
+    """The size of ``runs`` runs of set ``set_version`` (a name ``sets`` knows), and with prices their estimated
+    cost (module doc)."""
     runs = check_runs(runs)
     price_in, price_out = check_price(price_in, "input"), check_price(price_out, "output")
-    per_run_calls, per_run_chars = characters_per_run(set_version)
+    per_run_calls, per_run_chars = characters_per_run(set_version, sets)
     calls, chars = per_run_calls * runs, per_run_chars * runs
     tokens = math.ceil(chars / CHARS_PER_TOKEN)
     output_cap = None if max_tokens is None else max_tokens * calls

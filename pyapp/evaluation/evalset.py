@@ -31,14 +31,19 @@ for the second, and so on. A larger set is drawn in rounds of twenty: round r
 takes points 5r+1 to 5r+5 of each kind's stream, laid out the same way, so
 C21-C25 are the next five points of the first kind, C26-C30 of the second, and
 every round is itself every kind on every order once.
+
+The visitor's own cases make sets too (``pyapp.evaluation.own_cases``), but only in the log that
+holds them: :class:`CaseSets` is what each set name means to one log, and the rebuild of that log
+owns it. :data:`FIXED_SETS` knows the fixed sets alone.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from types import MappingProxyType
 
 from pyapp.core.vocabulary import SearchKind
 from pyapp.explanation.checks import Facts, facts_for
@@ -201,10 +206,7 @@ def build_cases(seed_for: Callable[[str], str] = stream_seed, rounds: int = 1) -
     return tuple(cases)
 
 
-# The visitor's own sets met so far (pyapp.evaluation.own_cases registers them from a log). A name is a hash of
-# its case list, so a name always means the same cases and registering one again changes nothing.
 OWN_SET_PREFIX = "own-"
-_OWN_SETS: dict[str, tuple[Case, ...]] = {}
 
 
 def is_own_set(version: object) -> bool:
@@ -214,41 +216,9 @@ def is_own_set(version: object) -> bool:
             and all(ch in "0123456789abcdef" for ch in version[len(OWN_SET_PREFIX):]))
 
 
-def register_own_set(name: str, own: tuple[Case, ...]) -> None:
-    """Make ``name`` (from :func:`pyapp.evaluation.own_cases.own_set_name`) a set whose cases are ``own``."""
-    _OWN_SETS.setdefault(name, own)
-
-
-def is_known_set(version: object) -> bool:
-    """True for a fixed set and for an own set registered from a log."""
-    return isinstance(version, str) and (version in SET_ROUNDS or version in _OWN_SETS)
-
-
 def set_kinds(version: str) -> tuple[CaseKind, ...]:
     """The kinds of case set ``version`` holds, in the order the report lists them."""
     return OWN_CASE_KINDS if is_own_set(version) else CASE_KINDS
-
-
-def check_set_version(version: str) -> str:
-    """``version`` when it names a fixed set or a registered own set; ``ValueError`` naming the sets otherwise."""
-    if is_own_set(version) and version not in _OWN_SETS:
-        raise ValueError(f"no set of your own cases named {version} in this log; add searches from the explorer "
-                         "to make one")
-    if not is_known_set(version):
-        raise ValueError(f"no evaluation set {_shown(version)}; the sets are {', '.join(SET_VERSIONS)}")
-    return version
-
-
-def _shown(value: object) -> str:
-    """``value`` as an error message may echo it: quoted, at most about 40 characters."""
-    text = repr(value) if isinstance(value, str) else type(value).__name__
-    return text if len(text) <= 42 else text[:40] + "…"
-
-
-def cases(version: str = EVAL_SET_VERSION) -> tuple[Case, ...]:
-    """The set ``version`` (default ``EVAL_SET_VERSION``: C01-C20), built once; or a registered own set."""
-    own = _OWN_SETS.get(version)
-    return own if own is not None else _fixed_cases(check_set_version(version))
 
 
 @lru_cache(maxsize=len(SET_ROUNDS))
@@ -256,22 +226,63 @@ def _fixed_cases(version: str) -> tuple[Case, ...]:
     return build_cases(rounds=SET_ROUNDS[version])
 
 
-@lru_cache(maxsize=128)
-def _by_id(version: str) -> dict[str, Case]:
-    return {c.case_id: c for c in cases(version)}
+class CaseSets:
+    """What each set name means to one log: the fixed sets, and the visitor's own sets that log holds.
+
+    ``own`` maps an own set's name to its cases; the object reads it as it grows, so the owner
+    (:class:`pyapp.evaluation.own_cases.OwnCases`, fed a log's entries) adds states and every holder
+    sees them. An own set's name is a hash of its cases, so a name means the same cases in every log
+    that holds it, and a log that does not hold it cannot name it. :data:`FIXED_SETS` knows no own set.
+    """
+
+    def __init__(self, own: Mapping[str, tuple[Case, ...]] | None = None) -> None:
+        self._own = MappingProxyType(own if own is not None else {})
+        self._ids: dict[str, dict[str, Case]] = {}
+
+    def is_known(self, version: object) -> bool:
+        """True for a fixed set and for an own set of this log."""
+        return isinstance(version, str) and (version in SET_ROUNDS or version in self._own)
+
+    def check(self, version: str) -> str:
+        """``version`` when this log can name it; ``ValueError`` naming the sets otherwise."""
+        if is_own_set(version) and version not in self._own:
+            raise ValueError(f"no set of your own cases named {version} in this log; add searches from the "
+                             "explorer to make one")
+        if not self.is_known(version):
+            raise ValueError(f"no evaluation set {_shown(version)}; the sets are {', '.join(SET_VERSIONS)}")
+        return version
+
+    def cases(self, version: str = EVAL_SET_VERSION) -> tuple[Case, ...]:
+        """The cases of set ``version`` (default ``EVAL_SET_VERSION``: C01-C20), in set order."""
+        own = self._own.get(version)
+        return own if own is not None else _fixed_cases(self.check(version))
+
+    def case_ids(self, version: str = EVAL_SET_VERSION) -> tuple[str, ...]:
+        return tuple(c.case_id for c in self.cases(version))
+
+    def by_id(self, version: str) -> Mapping[str, Case]:
+        """The cases of set ``version`` by id."""
+        found = self._ids.get(version)
+        if found is None:
+            found = self._ids[version] = {c.case_id: c for c in self.cases(version)}
+        return found
+
+    def case(self, case_id: str, version: str = EVAL_SET_VERSION) -> Case:
+        """The case named ``case_id`` in set ``version``; ``ValueError`` for an unknown id."""
+        found = self.by_id(version).get(case_id)
+        if found is None:
+            ids = self.case_ids(version)
+            raise ValueError(f"no case {_shown(case_id)} in {version}; the cases are {ids[0]} to {ids[-1]}")
+        return found
 
 
-def case_ids(version: str = EVAL_SET_VERSION) -> tuple[str, ...]:
-    return tuple(c.case_id for c in cases(version))
+FIXED_SETS = CaseSets()
 
 
-def case(case_id: str, version: str = EVAL_SET_VERSION) -> Case:
-    """The case named ``case_id`` in set ``version``; ``ValueError`` for an unknown id."""
-    found = _by_id(check_set_version(version)).get(case_id)
-    if found is None:
-        ids = case_ids(version)
-        raise ValueError(f"no case {_shown(case_id)} in {version}; the cases are {ids[0]} to {ids[-1]}")
-    return found
+def _shown(value: object) -> str:
+    """``value`` as an error message may echo it: quoted, at most about 40 characters."""
+    text = repr(value) if isinstance(value, str) else type(value).__name__
+    return text if len(text) <= 42 else text[:40] + "…"
 
 
 @lru_cache(maxsize=128)
@@ -292,10 +303,10 @@ def case_facts(c: Case) -> Facts:
     return facts_for(case_search(c), case_prompt(c))
 
 
-def evalset_table(version: str = EVAL_SET_VERSION) -> list[dict]:
+def evalset_table(version: str = EVAL_SET_VERSION, sets: CaseSets = FIXED_SETS) -> list[dict]:
     """One row per case of set ``version`` for review: the case, its trace length and prompt, whether it is cut."""
     rows = []
-    for c in cases(version):
+    for c in sets.cases(version):
         result = case_search(c)
         prompt = case_prompt(c)
         rows.append({
@@ -313,9 +324,10 @@ def evalset_table(version: str = EVAL_SET_VERSION) -> list[dict]:
     return rows
 
 
-def evalset_summary(table: list[dict] | None = None, version: str = EVAL_SET_VERSION) -> dict:
+def evalset_summary(table: list[dict] | None = None, version: str = EVAL_SET_VERSION,
+                    sets: CaseSets = FIXED_SETS) -> dict:
     """Counts over the table of set ``version``: cases, traces longer than ``MAX_STEPS``, prompt size of one run."""
-    rows = evalset_table(version) if table is None else table
+    rows = evalset_table(version, sets) if table is None else table
     return {
         "eval_set_version": version,
         "seed": None if is_own_set(version) else SEED,  # the visitor's own cases are not drawn

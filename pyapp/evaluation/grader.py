@@ -12,11 +12,10 @@ from pyapp.core.vocabulary import ModelFailure, Outcome
 from pyapp.evaluation.evalset import (
     EVAL_SET_VERSION,
     SET_VERSIONS,
-    case,
+    Case,
+    CaseSets,
     case_facts,
     case_prompt,
-    cases,
-    is_known_set,
     is_own_set,
 )
 from pyapp.explanation.checks import Facts
@@ -49,38 +48,49 @@ class Grader:
         self._outcomes: dict[tuple[str, str, str], str] = {}
         self._prompts: dict[str, dict[str, Prompt]] = {}
 
-    def _current(self, version: str) -> dict[str, Prompt]:
-        """Today's prompt of every case of set ``version``, built when that set is first met."""
-        found = self._prompts.get(version)
+    def _prompt(self, case: Case, version: str) -> Prompt:
+        """Today's prompt of ``case`` of set ``version``, built when first met.
+
+        Keyed by set name and case id: a name always means the same cases, an own set's too.
+        """
+        by_id = self._prompts.get(version)
+        if by_id is None:
+            by_id = self._prompts[version] = {}
+        found = by_id.get(case.case_id)
         if found is None:
-            found = self._prompts[version] = {c.case_id: case_prompt(c) for c in cases(version)}
+            found = by_id[case.case_id] = case_prompt(case)
         return found
 
-    def stale_reason(self, entry: dict, run_set: str = EVAL_SET_VERSION) -> str | None:
-        """Why an answered call of a run of set ``run_set`` is stale input (module doc, rule 2), or None."""
+    def stale_reason(self, entry: dict, run_set: str, sets: CaseSets) -> str | None:
+        """Why an answered call of a run of set ``run_set`` is stale input (module doc, rule 2), or None.
+
+        ``sets`` says what the names mean in the call's log.
+        """
         version = entry["eval_set_version"]
-        if is_own_set(version) and not is_known_set(version):
+        if is_own_set(version) and not sets.is_known(version):
             return f"asked under {version}, a set of your own cases that this log does not hold"
-        if not is_known_set(version):
+        if not sets.is_known(version):
             return f"asked under eval set {version}; today's sets are {', '.join(SET_VERSIONS)}"
         if version != run_set:
             return f"asked under eval set {version}, but this run is of {run_set}"
-        prompt = self._current(version).get(entry["case_id"])
-        if prompt is None:
+        case = sets.by_id(version).get(entry["case_id"])
+        if case is None:
             return f"{entry['case_id']} is not a case of {version}"
+        prompt = self._prompt(case, version)
         if entry["prompt_hash"] == prompt.hash:
             return None
         if entry["prompt_version"] != prompt.version:
             return f"asked with prompt {entry['prompt_version']}; today's prompt is {prompt.version}"
         return "the prompt text differs from today's for this case (the data or the search changed)"
 
-    def grade(self, case_id: str, answer: str, stop: str, version: str = EVAL_SET_VERSION) -> Grade:
-        prompt = self._current(version)[case_id]
+    def grade(self, case: Case, answer: str, stop: str, version: str = EVAL_SET_VERSION) -> Grade:
+        """The grade of ``answer`` (ended by ``stop``) to ``case`` of set ``version``."""
+        prompt = self._prompt(case, version)
         key = (prompt.hash, answer, stop)
         found = self._grades.get(key)
         if found is None:
             try:
-                found = self._grade_answer(answer, stop, case_facts(case(case_id, version)))
+                found = self._grade_answer(answer, stop, case_facts(case))
             except Exception:  # noqa: BLE001 - one answer must never stop the page (DR-006)
                 found = Grade(Outcome.MODEL_FAILURE, ModelFailure.SCHEMA_MISMATCH, (), None, None, UNGRADABLE)
             if len(self._grades) >= MAX_CACHED_GRADES:
@@ -90,10 +100,10 @@ class Grader:
                 self._outcomes[key] = found.outcome
         return found
 
-    def outcome(self, case_id: str, answer: str, stop: str, version: str = EVAL_SET_VERSION) -> str:
+    def outcome(self, case: Case, answer: str, stop: str, version: str = EVAL_SET_VERSION) -> str:
         """The outcome ``grade`` gives, without grading an answer whose outcome is already known."""
-        known = self._outcomes.get((self._current(version)[case_id].hash, answer, stop))
-        return known if known is not None else self.grade(case_id, answer, stop, version).outcome
+        known = self._outcomes.get((self._prompt(case, version).hash, answer, stop))
+        return known if known is not None else self.grade(case, answer, stop, version).outcome
 
     def outcomes(self) -> dict[tuple[str, str, str], str]:
         """Every outcome known, by (prompt hash, answer text, stop), for a log checkpoint (DR-006)."""

@@ -24,9 +24,9 @@ from pyapp.core.vocabulary import EntryType
 from pyapp.evaluation.evalset import (
     OWN_SET_PREFIX,
     Case,
+    CaseSets,
     case_search,
     is_own_set,
-    register_own_set,
 )
 from pyapp.explanation.prompt import MAX_STEPS
 
@@ -58,7 +58,10 @@ def _why(search_kind: str, order: str, steps: int) -> str:
 
 
 class OwnCases:
-    """The visitor's cases, fed the log's ``own_case`` entries in log order; registers each state as a set."""
+    """The visitor's cases, fed the log's ``own_case`` entries in log order.
+
+    ``sets`` is what each set name means to this log: the fixed sets and every state of this list.
+    """
 
     def __init__(self) -> None:
         self.keys: list[tuple] = []
@@ -66,6 +69,8 @@ class OwnCases:
         self._seen: set[tuple] = set()
         self.beyond_limit = 0  # distinct searches added after the set was full; never cases
         self.name: str | None = None
+        self._states: dict[str, tuple[Case, ...]] = {}
+        self.sets = CaseSets(self._states)
 
     def add(self, entry: dict) -> bool:
         """Take one valid ``own_case`` entry; True when it added a case (a new set name)."""
@@ -83,7 +88,7 @@ class OwnCases:
         self.keys.append(key)
         self.cases.append(Case(case_id, provisional.kind, order, lon, lat, radius, _why(kind, order, steps)))
         self.name = own_set_name(self.keys)
-        register_own_set(self.name, tuple(self.cases))
+        self._states[self.name] = tuple(self.cases)
         return True
 
     def case_id_of(self, search: dict) -> str | None:
@@ -114,7 +119,7 @@ class OwnCases:
 
 
 def own_cases_of(entries: Iterable[dict]) -> OwnCases:
-    """The visitor's cases in ``entries`` (valid audit entries, log order), every state registered as a set."""
+    """The visitor's cases in ``entries`` (valid audit entries, log order), every state of them a set."""
     return OwnCases().add_entries(entries)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pyapp.evaluation.agreement import latest_ratings
-from pyapp.evaluation.evalset import case, case_search
+from pyapp.evaluation.evalset import case_search
 from pyapp.evaluation.runs import Run
 from pyapp.explanation.grading import parse_answer
 
@@ -30,7 +30,7 @@ def rating_queue(run: Run, entries: Sequence[dict], rater: str) -> list[dict]:
     own = {call_id: answers for (who, call_id), answers in latest_ratings(entries).items() if who == rater}
     items = []
     for result in run.graded:
-        c = case(result.case_id, run.eval_set_version)
+        c = result.case
         found = case_search(c)
         radius = "" if c.radius is None else f", radius {c.radius:g}°"
         items.append({

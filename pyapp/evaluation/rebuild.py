@@ -6,13 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from pyapp.auditlog.validation import validate_entry
-from pyapp.core.collector import gc_paused
 from pyapp.core.vocabulary import CaseStatus, EntryType, Outcome
-from pyapp.evaluation.evalset import (
-    EVAL_SET_VERSION,
-    case_ids,
-    is_known_set,
-)
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, CaseSets
 from pyapp.evaluation.grader import Grader
 from pyapp.evaluation.own_cases import OwnCases
 from pyapp.evaluation.runs import CallNote, CaseResult, Decision, Rebuilt, Run
@@ -52,13 +47,12 @@ class RunIndex:
         self._decided: dict[str, str] = {}  # call id -> time of its latest verdict
         self._decisions: dict[str, Decision] = {}  # call id -> its latest verdict
         self._built: dict[str, Run] = {}
-        self.own = OwnCases()  # the visitor's own cases (pyapp.evaluation.own_cases)
+        self.own = OwnCases()  # the visitor's own cases, and so what each set name means to this log
 
     def add(self, entries: Iterable[dict]) -> RunIndex:
         """Take the entries that follow the ones already added; returns the index itself."""
-        with gc_paused():
-            for entry in entries:
-                self._add(entry)
+        for entry in entries:
+            self._add(entry)
         return self
 
     def _add(self, entry: dict) -> None:
@@ -109,8 +103,7 @@ class RunIndex:
         items = self._by_run.get(run_id)
         if items is None:
             return self.rebuilt().run(run_id)  # says which runs there are
-        with gc_paused():
-            built = _build_run(run_id, sorted(items, key=_when), self.grader, self._decisions)
+        built = _build_run(run_id, sorted(items, key=_when), self.grader, self._decisions, self.own.sets)
         self._built[run_id] = built
         return built
 
@@ -136,7 +129,7 @@ def _one_note_per_cancel(notes: list[CallNote], stopped_call: dict[str, str]) ->
 
 
 def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
-               decisions: dict[str, Decision]) -> Run:
+               decisions: dict[str, Decision], sets: CaseSets) -> Run:
     counted: dict[str, dict] = {}
     # The latest event of a case that has no counted answer: (status, CallNote).
     pending: dict[str, tuple[CaseStatus, CallNote]] = {}
@@ -150,7 +143,7 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
     first_settings: dict | None = None
     calls = input_tokens = output_tokens = 0
     run_set = next((e["eval_set_version"] for _, _, e in items
-                    if e["type"] == EntryType.CALL and is_known_set(e["eval_set_version"])), EVAL_SET_VERSION)
+                    if e["type"] == EntryType.CALL and sets.is_known(e["eval_set_version"])), EVAL_SET_VERSION)
     models: set[str] = set()
     fingerprints: set[str] = set()
     for time, _, entry in items:
@@ -188,7 +181,7 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
             if case_id not in counted:
                 pending[case_id] = (CaseStatus.CANCELLED, note)
             continue
-        reason = grader.stale_reason(entry, run_set)
+        reason = grader.stale_reason(entry, run_set, sets)
         if reason is not None:
             note = CallNote(entry["id"], case_id, time, reason)
             stale.append(note)
@@ -202,21 +195,22 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
         counted[case_id] = entry
         pending.pop(case_id, None)
     results = []
-    for case_id in case_ids(run_set):
+    for case in sets.cases(run_set):
+        case_id = case.case_id
         calls_here = calls_per_case.get(case_id, 0)
         if case_id in counted:
             e = counted[case_id]
             results.append(CaseResult(
-                case_id, CaseStatus.GRADED, e["id"], e["answer_ms"], e["total_ms"], e["outcome"], calls_here,
+                case, CaseStatus.GRADED, e["id"], e["answer_ms"], e["total_ms"], e["outcome"], calls_here,
                 decision=decisions.get(e["id"]), answer=e["answer"], stop=e["stop"], grader=grader,
                 eval_set_version=run_set,
             ))
         elif case_id in pending:
             status, note = pending[case_id]
-            results.append(CaseResult(case_id, status, entry_id=note.entry_id, calls=calls_here,
-                                      detail=note.reason))
+            results.append(CaseResult(case, status, entry_id=note.entry_id, calls=calls_here,
+                                      detail=note.reason, eval_set_version=run_set))
         else:
-            results.append(CaseResult(case_id, CaseStatus.NEVER_ASKED, calls=calls_here))
+            results.append(CaseResult(case, CaseStatus.NEVER_ASKED, calls=calls_here, eval_set_version=run_set))
     seen = [settings_seen[k] for k in sorted(settings_seen, key=repr)]
     return Run(
         run_id=run_id,

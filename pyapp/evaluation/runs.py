@@ -46,10 +46,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from pyapp.core.vocabulary import CaseStatus
-from pyapp.evaluation.evalset import (
-    EVAL_SET_VERSION,
-    case_ids,
-)
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, Case
 from pyapp.evaluation.grader import Grader
 from pyapp.explanation.grading import Grade
 
@@ -81,13 +78,14 @@ class Decision:
 
 @dataclass(frozen=True)
 class CaseResult:
-    """One case of one run: its status, and for a graded case the counted call and its answer.
+    """One case of one run (``case``, of set ``eval_set_version``): its status, and for a graded case the
+    counted call and its answer.
 
     ``entry_id`` is the counted call, or for an unanswered case the call (or cancel
     entry) behind its status; ``detail`` says why for those.
     """
 
-    case_id: str
+    case: Case
     status: CaseStatus
     entry_id: str | None = None
     answer_ms: float | None = None
@@ -102,18 +100,22 @@ class CaseResult:
     eval_set_version: str = EVAL_SET_VERSION
 
     @property
+    def case_id(self) -> str:
+        return self.case.case_id
+
+    @property
     def grade(self) -> Grade | None:
         """Today's grade of the counted answer (None unless graded), by the grader of the rebuild."""
         if self.status != CaseStatus.GRADED or self.answer is None or self.stop is None or self.grader is None:
             return None
-        return self.grader.grade(self.case_id, self.answer, self.stop, self.eval_set_version)
+        return self.grader.grade(self.case, self.answer, self.stop, self.eval_set_version)
 
     @property
     def outcome(self) -> str | None:
         """Today's outcome of the counted answer: the grade's, or the one a log checkpoint kept for it."""
         if self.status != CaseStatus.GRADED or self.answer is None or self.stop is None or self.grader is None:
             return None
-        return self.grader.outcome(self.case_id, self.answer, self.stop, self.eval_set_version)
+        return self.grader.outcome(self.case, self.answer, self.stop, self.eval_set_version)
 
 
 @dataclass(frozen=True)
@@ -189,11 +191,6 @@ class Rebuilt:
         raise ValueError(f"no run {run_id!r} in the log (runs: {known})")
 
 
-def cases_to_ask(run: Run | None, version: str = EVAL_SET_VERSION) -> list[str]:
-    """Case ids a continued run asks again, in set order: every case without a counted answer.
-
-    ``None`` (a new run) gives every case of set ``version``.
-    """
-    if run is None:
-        return list(case_ids(version))
+def cases_to_ask(run: Run) -> list[str]:
+    """Case ids a continued run asks again, in set order: every case without a counted answer."""
     return [c.case_id for c in run.cases if c.status in TO_ASK]

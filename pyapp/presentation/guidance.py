@@ -11,7 +11,7 @@ from pyapp.core.formatting import (
     fmt_percent,
     fmt_points,
 )
-from pyapp.evaluation.evalset import SET_VERSIONS, case_ids
+from pyapp.evaluation.evalset import FIXED_SETS, SET_VERSIONS, CaseSets
 from pyapp.evaluation.own_cases import set_label
 from pyapp.evaluation.stats import (
     ALPHA,
@@ -65,15 +65,15 @@ def wilson_half_width(rate: float, n: int) -> float:
     return (high - low) / 2.0
 
 
-def set_guidance(versions: Sequence[str] = SET_VERSIONS) -> list[dict]:
-    """What each fixed set can show at best, before any run is paid for (DR-009).
+def set_guidance(versions: Sequence[str] = SET_VERSIONS, sets: CaseSets = FIXED_SETS) -> list[dict]:
+    """What each set of ``versions`` (names ``sets`` knows) can show at best, before any run is paid for (DR-009).
 
     Per set: its size, the Wilson half-width at each of :data:`GUIDANCE_RATES`, and
     the smallest paired difference two runs on it can show (:func:`small_sample_guidance`).
     """
     rows = []
     for version in versions:
-        n = len(case_ids(version))
+        n = len(sets.cases(version))
         widths = [{"rate": rate, "half_width": wilson_half_width(rate, n),
                    "text": f"±{fmt_points(wilson_half_width(rate, n)).lstrip('+')} points at {rate * 100:g}%"}
                   for rate in GUIDANCE_RATES]

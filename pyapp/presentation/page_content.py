@@ -10,8 +10,9 @@ from __future__ import annotations
 from pyapp.core.formatting import fmt_count
 from pyapp.evaluation.evalset import (
     EVAL_SET_VERSION,
+    FIXED_SETS,
     SET_VERSIONS,
-    check_set_version,
+    CaseSets,
     evalset_summary,
     evalset_table,
     is_own_set,
@@ -29,10 +30,11 @@ def explorer_default() -> dict:
     return {"args": DEFAULT_SEARCH, "tree": tree_view(DEFAULT_SEARCH["order"]), "search": search_view(**DEFAULT_SEARCH)}
 
 
-def evalset_page(set_version: str = EVAL_SET_VERSION) -> dict:
+def evalset_page(set_version: str = EVAL_SET_VERSION, sets: CaseSets = FIXED_SETS) -> dict:
     """A set as the page shows it: the summary sentence, the guidance figures, one row a case, and what
-    each set can show (DR-009). The sentences about twenty cases keep the first set's figures."""
-    table = evalset_table(check_set_version(set_version))
+    each set can show (DR-009). The sentences about twenty cases keep the first set's figures.
+    ``sets`` says what the names mean to the visitor's log."""
+    table = evalset_table(sets.check(set_version), sets)
     summary = evalset_summary(table, set_version)
     guidance = small_sample_guidance()
     rows = [{"case_id": c["case_id"],

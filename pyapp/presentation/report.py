@@ -15,7 +15,6 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from pyapp.core.collector import gc_paused
 from pyapp.core.formatting import (
     fmt_count,
     fmt_count_share,
@@ -25,7 +24,7 @@ from pyapp.core.formatting import (
     fmt_share,
 )
 from pyapp.core.vocabulary import CaseStatus, Outcome
-from pyapp.evaluation.evalset import case, is_own_set, set_kinds
+from pyapp.evaluation.evalset import is_own_set, set_kinds
 from pyapp.evaluation.own_cases import set_label
 from pyapp.evaluation.runs import Run, cases_to_ask
 from pyapp.evaluation.stats import (
@@ -52,7 +51,7 @@ def rate_ticks() -> list[dict]:
 
 
 def _case_row(result) -> dict:
-    c = case(result.case_id, result.eval_set_version)
+    c = result.case
     grade = result.grade
     return {
         "case_id": result.case_id,
@@ -96,7 +95,7 @@ def run_report(run: Run) -> dict:
     latency = _latency(run.answer_latencies)
     per_kind = []
     for kind in set_kinds(run.eval_set_version):
-        rows = [c for c in run.cases if case(c.case_id, run.eval_set_version).kind == kind.name]
+        rows = [c for c in run.cases if c.case.kind == kind.name]
         kind_outcomes = [c.outcome for c in rows if c.status == CaseStatus.GRADED]
         per_kind.append({
             "kind": kind.name,
@@ -171,9 +170,8 @@ def runs_overview(runs: Sequence[Run]) -> list[dict]:
     Reading the shares grades every counted answer of every run listed.
     """
     rows = []
-    with gc_paused():
-        graded = [[c.outcome for c in run.graded] for run in runs]
-    for run, outcomes in zip(runs, graded, strict=True):
+    for run in runs:
+        outcomes = [c.outcome for c in run.graded]
         k, n = outcomes.count(Outcome.GROUNDED), len(outcomes)
         interval = list(wilson(k, n, CONFIDENCE)) if n else None
         median = statistics.median(run.answer_latencies) if run.answer_latencies else None

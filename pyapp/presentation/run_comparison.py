@@ -9,7 +9,6 @@ from pyapp.core.formatting import (
     fmt_share,
 )
 from pyapp.core.vocabulary import CaseStatus, Outcome
-from pyapp.evaluation.evalset import case
 from pyapp.evaluation.own_cases import refuse_own_with_fixed
 from pyapp.evaluation.runs import Run
 from pyapp.evaluation.stats import (
@@ -87,7 +86,7 @@ def compare_report(run_a: Run, run_b: Run) -> dict:
         b += one and not two
         c += two and not one
         d += not one and not two
-        rows.append({"case_id": first.case_id, "kind": case(first.case_id, run_a.eval_set_version).kind,
+        rows.append({"case_id": first.case_id, "kind": first.case.kind,
                      "first": first.outcome, "second": other.outcome,
                      "first_text": first.outcome.replace("_", " "), "second_text": other.outcome.replace("_", " "),
                      "verdict": _verdict(first.outcome, other.outcome)})

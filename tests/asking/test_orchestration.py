@@ -22,7 +22,7 @@ from pyapp import browser
 from pyapp.asking.runner import run_eval
 from pyapp.asking.walkthrough import explain
 from pyapp.core.vocabulary import Outcome
-from pyapp.evaluation.evalset import case_ids
+from pyapp.evaluation.evalset import FIXED_SETS
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.evaluation.runs import Run
 from pyapp.providers.client import Cancelled, HttpResponse, NetworkError
@@ -119,8 +119,8 @@ def test_continuing_a_run_asks_only_the_cases_without_an_answer_and_completes_it
     log.entries = list(logged)
     log.transport = again.transport
     result, events = log.run("run-faults", fresh=False)
-    assert again.asked == list(case_ids())[2:]
-    assert [e for e in events if e["type"] == "run-start"][0]["todo"] == list(case_ids())[2:]
+    assert again.asked == list(FIXED_SETS.case_ids())[2:]
+    assert [e for e in events if e["type"] == "run-start"][0]["todo"] == list(FIXED_SETS.case_ids())[2:]
     assert result == {"run_id": "run-faults", "stopped": None,
                       "message": "Run run-faults has an answer for every case it asked."}
     assert rebuild(log.entries).run("run-faults").complete

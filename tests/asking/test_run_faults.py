@@ -14,7 +14,7 @@ from fake_transport import KEY, SETTINGS, Provider, answer
 from live_call import run_async
 from pyapp.asking.runner import MAX_FAILURES_IN_A_ROW
 from pyapp.browser import worker_io as browser
-from pyapp.evaluation.evalset import case_ids, case_prompt, cases
+from pyapp.evaluation.evalset import FIXED_SETS, case_prompt
 from pyapp.explanation.schema import load_schema
 from pyapp.providers.api import build_request
 from pyapp.providers.client import (
@@ -38,7 +38,8 @@ def test_a_provider_that_dies_mid_run_stops_the_run_after_three_failed_cases():
 
     calls = [e for e in logged if e["type"] == "call"]
     assert [e["outcome"] for e in calls] == ["grounded"] * 2 + ["infrastructure_failure"] * MAX_FAILURES_IN_A_ROW
-    assert sorted(set(provider.asked)) == list(case_ids())[:5], "nothing after the third failed case is asked"
+    assert sorted(set(provider.asked)) == list(FIXED_SETS.case_ids())[:5], \
+        "nothing after the third failed case is asked"
     assert "3 calls in a row got no answer" in result["stopped"]
     assert result["message"].startswith("Run run-faults stopped after 5 of 20 cases")
     assert "every case" not in result["message"]
@@ -62,7 +63,7 @@ def test_a_run_with_every_answer_says_so():
 
 
 def request():
-    return build_request(SETTINGS, case_prompt(cases()[0]), KEY, load_schema())
+    return build_request(SETTINGS, case_prompt(FIXED_SETS.cases()[0]), KEY, load_schema())
 
 
 def test_a_stalled_request_is_sent_at_most_twice_and_each_gets_60_seconds():

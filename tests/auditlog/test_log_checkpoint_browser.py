@@ -13,7 +13,7 @@ import json
 import pytest
 
 from browser_storage import ADD_ROWS, DAMAGE, SNAPSHOT_DB, STORED, kept
-from conftest import python_worker
+from chromium import python_worker
 from eval_helpers import full_run
 from eval_page import import_run, listed, open_eval, reported
 from pyapp.auditlog import checkpoint as log_checkpoint

@@ -18,13 +18,13 @@ from explain_samples import answer_from_prompt
 from explorer_page import KEY, answered, faithful, fulfil, openai_completion, stall
 from fake_provider import FakeProvider
 from key_checks import key_recoverable
-from pyapp.evaluation.evalset import case_ids, case_prompt, cases
+from pyapp.evaluation.evalset import FIXED_SETS, case_prompt
 
 pytestmark = pytest.mark.browser
 
 ANTHROPIC = "https://api.anthropic.com/v1/messages"
 FAR_HOST = "192.0.2.10:8080"  # TEST-NET-1: never a real server
-PROMPT_CASE = {(p.system, p.user): c.case_id for c in cases() for p in [case_prompt(c)]}
+PROMPT_CASE = {(p.system, p.user): c.case_id for c in FIXED_SETS.cases() for p in [case_prompt(c)]}
 STORED_KEY = "() => [sessionStorage.getItem('kd-explorer-api-key'), localStorage.getItem('kd-explorer-api-key')]"
 
 
@@ -168,7 +168,7 @@ def test_a_provider_that_dies_mid_run_stops_the_run_and_never_calls_it_complete(
 
     assert "stopped after 5 of 20 cases" in status and "3 calls in a row got no answer" in status
     assert "every case" not in status
-    assert sorted(set(asked)) == list(case_ids())[:5]
+    assert sorted(set(asked)) == list(FIXED_SETS.case_ids())[:5]
     assert [e["outcome"] for e in calls(page)] == ["grounded"] * 2 + ["infrastructure_failure"] * 3
     assert EVAL_KEY not in status
 

@@ -6,6 +6,7 @@ is the IndexedDB store, so writing to it directly is what another tab's append l
 
 from __future__ import annotations
 
+import gc
 import json
 
 from eval_helpers import call, decision, full_run
@@ -133,3 +134,27 @@ def test_continuing_a_run_takes_it_from_the_kept_log_and_builds_no_other_run(wor
     assert not [text for text in texts if text.startswith('{"format"')], "no stored record is parsed again"
     assert "run-a" not in built, "the run to continue comes from the index; no other run is built"
     assert [c["status"] for c in handle("run_detail", run_id="run-b")["cases"]] == ["graded"] * 20
+
+
+def test_an_operation_over_the_log_runs_with_the_collector_paused_and_keeps_a_first_read(worker, monkeypatch):
+    from pyapp.presentation import report
+
+    store(worker, full_run("run-a"))
+    seen = []
+    overview = report.runs_overview
+
+    def watched(runs):
+        seen.append(gc.isenabled())
+        return overview(runs)
+
+    monkeypatch.setattr(report, "runs_overview", watched)
+    try:
+        assert gc.get_freeze_count() == 0
+        handle("eval_overview")
+        assert seen == [False] and gc.isenabled()
+        assert gc.get_freeze_count() > 0  # the first read, its index and grades live on with the worker
+        gc.unfreeze()
+        handle("eval_overview")
+        assert seen == [False, False] and gc.isenabled() and gc.get_freeze_count() == 0  # nothing new to keep
+    finally:
+        gc.unfreeze()

@@ -15,7 +15,8 @@ import time
 import pytest
 
 from browser_storage import DAMAGE, HINT, SNAPSHOT_DB, STORED, kept
-from conftest import python_worker, serve, wait_for_python
+from chromium import python_worker, wait_for_python
+from served import serve
 from sitegen import ROOT
 from sitegen.static import pyodide_folder
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import python_worker
+from chromium import python_worker
 from eval_page import ANTHROPIC, FakeAnthropic, open_eval, wait_run_end
 
 pytestmark = pytest.mark.browser

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import subprocess
@@ -12,7 +13,7 @@ import pytest
 
 from eval_helpers import call, full_run
 from pyapp.cli.main import main
-from pyapp.evaluation.evalset import case, case_prompt, evalset_summary, evalset_table
+from pyapp.evaluation.evalset import FIXED_SETS, case_prompt, evalset_summary, evalset_table
 from pyapp.evaluation.export import export_json
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.presentation.report import run_report
@@ -60,7 +61,7 @@ def test_evalset_json_is_the_table(capsys):
 
 
 def test_prompt_prints_exactly_the_case_prompt():
-    prompt = case_prompt(case("C07"))
+    prompt = case_prompt(FIXED_SETS.case("C07"))
     out = cli("prompt", "C07").stdout
     assert out == format_prompt("C07", prompt)
     head, rest = out.split("\n", 1)
@@ -72,7 +73,7 @@ def test_prompt_prints_exactly_the_case_prompt():
 def test_prompt_json(capsys):
     assert main(["prompt", "C11", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    prompt = case_prompt(case("C11"))
+    prompt = case_prompt(FIXED_SETS.case("C11"))
     assert (data["system"], data["user"], data["hash"]) == (prompt.system, prompt.user, prompt.hash)
 
 
@@ -122,3 +123,27 @@ def test_errors_are_one_clear_line(export_file, tmp_path, args, code, fragment):
     done = cli(*[a.format(path=path, bad=bad) for a in args], check=False)
     assert done.returncode == code
     assert fragment in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_command_reads_with_the_collector_paused_but_run_keeps_it(tmp_path, monkeypatch, capsys):
+    from pyapp.cli import report, terminal
+
+    path = tmp_path / "export.json"
+    path.write_text(export_json(full_run("run-a")), "utf-8")
+    seen = []
+
+    def watched(run):
+        seen.append(gc.isenabled())
+        return run_report(run)
+
+    async def no_calls(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return []
+
+    monkeypatch.setattr(report, "run_report", watched)
+    monkeypatch.setattr(terminal, "run_set", no_calls)
+    assert main(["report", str(path)]) == 0 and gc.isenabled()
+    assert main(["run", "--provider", "openai-compatible", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                 "--log", str(tmp_path / "runs.jsonl")]) == 0
+    assert seen == [False, True] and gc.isenabled()
+    capsys.readouterr()

@@ -13,7 +13,7 @@ from live_call import run_async
 from pyapp.auditlog.validation import validate_entry
 from pyapp.cli.terminal import LogFile, urllib_transport
 from pyapp.evaluation.cost import actual_usage, run_size
-from pyapp.evaluation.evalset import LARGE_SET_VERSION, case_ids
+from pyapp.evaluation.evalset import FIXED_SETS, LARGE_SET_VERSION
 from pyapp.evaluation.export import ImportFileError, export_json, log_line, parse_import
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.presentation.report import run_report
@@ -159,7 +159,7 @@ def test_run_asks_the_larger_set_when_told_and_refuses_an_own_set_in_words(fake_
     assert done.stdout.splitlines()[0] == f"before: {run_size(1, 4000, set_version=LARGE_SET_VERSION)['display']}"
     [run] = rebuild(parse_import(log.read_bytes()))
     assert run.eval_set_version == LARGE_SET_VERSION
-    assert sorted(c.case_id for c in run.graded) == sorted(case_ids(LARGE_SET_VERSION))
+    assert sorted(c.case_id for c in run.graded) == sorted(FIXED_SETS.case_ids(LARGE_SET_VERSION))
     assert len(run.graded) == 80
     for name in ("own", "own-0123abcd"):
         refused = run_cli("run", "--provider", "openai-compatible", "--model", "m", "--base-url", fake_server,

@@ -25,7 +25,7 @@ from pyapp.evaluation.baseline import (
     parse_baseline,
 )
 from pyapp.evaluation.configurations import group_runs
-from pyapp.evaluation.evalset import case_ids
+from pyapp.evaluation.evalset import FIXED_SETS
 from pyapp.evaluation.export import export_json
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.evaluation.repeats import verdict_table
@@ -33,7 +33,7 @@ from pyapp.presentation.baseline_diff import diff_report
 from pyapp.presentation.repeat_report import configuration_compare_report
 
 ROOT = Path(__file__).resolve().parents[2]
-IDS = list(case_ids())
+IDS = list(FIXED_SETS.case_ids())
 # The baseline run grounds C01-C16; the new run drops C02 and C03 and gains C17-C20: 4 better, 2 worse.
 BASE_GROUNDED = set(IDS[:16])
 NEW_GROUNDED = (BASE_GROUNDED - {"C02", "C03"}) | set(IDS[16:])

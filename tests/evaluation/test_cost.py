@@ -11,7 +11,7 @@ from eval_helpers import call, full_run
 from live_call import run_async
 from pyapp import browser
 from pyapp.evaluation.cost import CHARS_PER_TOKEN, actual_usage, run_size
-from pyapp.evaluation.evalset import case_prompt, cases
+from pyapp.evaluation.evalset import FIXED_SETS, case_prompt
 from pyapp.explanation.schema import load_schema
 from pyapp.providers.api import build_request
 from pyapp.providers.settings import Settings
@@ -21,7 +21,7 @@ def characters_in_requests() -> int:
     """Independently: read the prompt texts and the schema back out of the request bodies the set sends."""
     total = 0
     settings = Settings("openai-compatible", "m", 4000, 0.0, "http://127.0.0.1:9/v1")
-    for c in cases():
+    for c in FIXED_SETS.cases():
         body = json.loads(build_request(settings, case_prompt(c), None, load_schema()).body)
         total += sum(len(m["content"]) for m in body["messages"])
         total += len(json.dumps(body["response_format"]["json_schema"]["schema"]))

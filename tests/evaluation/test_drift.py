@@ -13,7 +13,7 @@ from pyapp.auditlog.entries import call_entry, new_entry_id
 from pyapp.auditlog.format import CALL_DRIFT_KEYS, MAX_REPORTED_BYTES
 from pyapp.auditlog.validation import validate_entry
 from pyapp.evaluation.configurations import group_runs
-from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_prompt
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, case_prompt
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.presentation.repeat_report import (
     configuration_compare_report,
@@ -47,7 +47,7 @@ def test_replies_carry_the_reported_model_and_fingerprint():
 
 
 def entry_with(model: str | None, fingerprint: str | None) -> dict:
-    prompt = case_prompt(case("C01"))
+    prompt = case_prompt(FIXED_SETS.case("C01"))
     reply = Reply("{}", "end", 1, 1, "stop", model, fingerprint)
     return call_entry(
         entry_id=new_entry_id(), time=datetime(2026, 12, 3, tzinfo=UTC), run_id="run-1", case_id="C01",

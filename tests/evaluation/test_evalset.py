@@ -13,16 +13,15 @@ from pyapp.evaluation.evalset import (
     CASE_KIND_NAMES,
     CASE_KINDS,
     EVAL_SET_VERSION,
+    FIXED_SETS,
     LARGE_SET_VERSION,
     NEAR_OFFSET,
     SEED,
     SET_VERSIONS,
     build_cases,
-    case,
     case_facts,
     case_prompt,
     case_search,
-    cases,
     draw_points,
     evalset_summary,
     evalset_table,
@@ -52,22 +51,22 @@ PINNED_FINGERPRINT = "7156f54ea710641d9b461764ca82694ea686889b8e08b1c2cd76b71f5a
 
 
 def test_twenty_cases_named_c01_to_c20():
-    ids = [c.case_id for c in cases()]
+    ids = [c.case_id for c in FIXED_SETS.cases()]
     assert ids == [f"C{i:02d}" for i in range(1, 21)]
     assert EVAL_SET_VERSION == "explain-eval-v2" and SEED == 2026
 
 
 def test_every_kind_on_every_order_once():
-    pairs = [(c.kind, c.order) for c in cases()]
+    pairs = [(c.kind, c.order) for c in FIXED_SETS.cases()]
     assert sorted(pairs) == sorted((k, o) for k in CASE_KIND_NAMES for o in ORDERS)
     # C01-C05 are the first kind on ORDERS in order, and so on.
     assert pairs == [(k, o) for k in CASE_KIND_NAMES for o in ORDERS]
 
 
 def test_radius_per_kind():
-    radii = {c.kind: c.radius for c in cases()}
+    radii = {c.kind: c.radius for c in FIXED_SETS.cases()}
     assert radii == {"near-business": None, "anywhere": None, "radius-small": 0.0005, "radius-large": 0.003}
-    assert {c.kind: c.search_kind for c in cases()}["radius-large"] == "radius"
+    assert {c.kind: c.search_kind for c in FIXED_SETS.cases()}["radius-large"] == "radius"
 
 
 def test_the_set_is_pinned():
@@ -82,7 +81,7 @@ def test_fingerprint_notices_a_moved_query():
 
 
 def test_queries_are_rounded_to_seven_decimals():
-    for c in cases():
+    for c in FIXED_SETS.cases():
         for x in (c.lon, c.lat):
             assert round(x, 7) == x
             assert len(repr(x).split(".")[1]) <= 7
@@ -91,7 +90,7 @@ def test_queries_are_rounded_to_seven_decimals():
 def test_changing_one_kinds_stream_moves_no_other_kind():
     for altered in CASE_KIND_NAMES:
         other = build_cases(lambda kind, altered=altered: "x" if kind == altered else stream_seed(kind))
-        for before, after in zip(cases(), other, strict=True):
+        for before, after in zip(FIXED_SETS.cases(), other, strict=True):
             if before.kind == altered:
                 assert (before.lon, before.lat) != (after.lon, after.lat)
             else:
@@ -111,7 +110,7 @@ def test_text_seeds_are_sha512_based_so_stable_across_platforms():
 def test_query_points_follow_each_kinds_rule():
     box = bounding_box()
     points = load_businesses()
-    for c in cases():
+    for c in FIXED_SETS.cases():
         assert box.contains(c.lon, c.lat) or c.kind in ("near-business", "radius-small")
         if c.kind in ("near-business", "radius-small"):
             near = min(max(abs(p.lon - c.lon), abs(p.lat - c.lat)) for p in points)
@@ -121,9 +120,9 @@ def test_query_points_follow_each_kinds_rule():
 
 
 def test_why_it_matters_is_one_specific_line_per_case():
-    whys = [c.why_it_matters for c in cases()]
+    whys = [c.why_it_matters for c in FIXED_SETS.cases()]
     assert len(set(whys)) == 20
-    for c in cases():
+    for c in FIXED_SETS.cases():
         assert "\n" not in c.why_it_matters and len(c.why_it_matters) < 250
         assert str(len(case_search(c).trace)) in c.why_it_matters
         assert ("cut at 150" in c.why_it_matters) == (len(case_search(c).trace) > MAX_STEPS)
@@ -131,32 +130,32 @@ def test_why_it_matters_is_one_specific_line_per_case():
 
 def test_table_counts_long_traces_from_the_searches():
     table = evalset_table()
-    fresh = [len(search(c.order, c.search_kind, c.lon, c.lat, c.radius).trace) for c in cases()]
+    fresh = [len(search(c.order, c.search_kind, c.lon, c.lat, c.radius).trace) for c in FIXED_SETS.cases()]
     assert [row["steps"] for row in table] == fresh
     over = sum(1 for n in fresh if n > MAX_STEPS)
     assert evalset_summary()["over_limit"] == over == sum(row["over_limit"] for row in table)
     assert 0 < over < 20
     for row in table:
         assert row["steps_sent"] == min(row["steps"], MAX_STEPS)
-        assert row["prompt_hash"] == case_prompt(case(row["case_id"])).hash
+        assert row["prompt_hash"] == case_prompt(FIXED_SETS.case(row["case_id"])).hash
     json.dumps(table)  # the page receives it as JSON
 
 
 def test_case_prompt_is_the_prompt_of_the_case_search():
-    c = case("C07")
+    c = FIXED_SETS.case("C07")
     rebuilt = build_prompt(search(c.order, c.search_kind, c.lon, c.lat, c.radius))
     assert case_prompt(c) == rebuilt
-    assert case_prompt(c) is case_prompt(case("C07"))  # cached
+    assert case_prompt(c) is case_prompt(FIXED_SETS.case("C07"))  # cached
     assert case_facts(c).steps_total == len(case_search(c).trace)
 
 
 def test_unknown_case_is_a_clear_error():
     with pytest.raises(ValueError, match="no case 'C21'"):
-        case("C21")
+        FIXED_SETS.case("C21")
 
 
 def test_distances_in_why_lines_match_the_search():
-    for c in cases():
+    for c in FIXED_SETS.cases():
         if c.kind == "anywhere":
             d = case_search(c).result[0].distance
             assert f"{d:.5f}°" in c.why_it_matters
@@ -182,14 +181,14 @@ def test_the_larger_set_is_pinned():
 
 
 def test_the_larger_set_starts_with_exactly_the_first_set():
-    large = cases(LARGE_SET_VERSION)
+    large = FIXED_SETS.cases(LARGE_SET_VERSION)
     assert [c.case_id for c in large] == [f"C{i:02d}" for i in range(1, 81)]
-    assert large[:20] == cases()
+    assert large[:20] == FIXED_SETS.cases()
     assert evalset_table(LARGE_SET_VERSION)[:20] == evalset_table()
 
 
 def test_the_larger_set_continues_each_kinds_stream_in_rounds_of_twenty():
-    large = cases(LARGE_SET_VERSION)
+    large = FIXED_SETS.cases(LARGE_SET_VERSION)
     for kind in CASE_KINDS:
         stream = draw_points(kind, random.Random(stream_seed(kind.name)), 20)
         of_kind = [c for c in large if c.kind == kind.name]
@@ -201,11 +200,11 @@ def test_the_larger_set_continues_each_kinds_stream_in_rounds_of_twenty():
 
 
 def test_a_case_of_the_larger_set_is_no_case_of_the_first():
-    assert case("C21", LARGE_SET_VERSION).kind == "near-business"
+    assert FIXED_SETS.case("C21", LARGE_SET_VERSION).kind == "near-business"
     with pytest.raises(ValueError, match="no case 'C21' in explain-eval-v2; the cases are C01 to C20"):
-        case("C21")
+        FIXED_SETS.case("C21")
     with pytest.raises(ValueError, match="no evaluation set 'explain-eval-v9'; the sets are explain-eval-v2, "):
-        cases("explain-eval-v9")
+        FIXED_SETS.cases("explain-eval-v9")
 
 
 def test_the_larger_set_has_its_own_summary():

@@ -22,7 +22,7 @@ from pyapp.auditlog.format import MAX_ANSWER_BYTES
 from pyapp.auditlog.validation import validate_entry
 from pyapp.cli import main as cli
 from pyapp.core.vocabulary import ModelFailure, Outcome
-from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_facts
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, case_facts
 from pyapp.evaluation.export import UTF8_ONLY, ImportFileError, export_csv, export_json, merge, parse_import
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.explanation.grading import grade_answer
@@ -51,7 +51,7 @@ def export_text(entries: list[dict], run_id: str | None = None, *, ascii: bool =
 
 
 def test_a_distance_of_400_digits_is_a_schema_mismatch_with_a_reason():
-    grade = grade_answer(hostile_answer(distance=HUGE), "end", case_facts(case("C01")))
+    grade = grade_answer(hostile_answer(distance=HUGE), "end", case_facts(FIXED_SETS.case("C01")))
     assert (grade.outcome, grade.failure) == (Outcome.MODEL_FAILURE, ModelFailure.SCHEMA_MISMATCH)
     assert "distance is a number out of range" in grade.detail
     assert len(grade.detail) < 300
@@ -59,7 +59,7 @@ def test_a_distance_of_400_digits_is_a_schema_mismatch_with_a_reason():
 
 def test_a_number_of_5000_digits_is_invalid_json_in_words_not_pythons():
     text = answer_for("C01").replace('"nodes_visited": ', '"nodes_visited": ' + "9" * 5000 + ", \"x\": ")
-    grade = grade_answer(text, "end", case_facts(case("C01")))
+    grade = grade_answer(text, "end", case_facts(FIXED_SETS.case("C01")))
     assert grade.outcome == Outcome.MODEL_FAILURE
     assert "too many digits" in grade.detail and "set_int_max_str_digits" not in grade.detail
 
@@ -70,7 +70,7 @@ def test_a_number_of_5000_digits_is_invalid_json_in_words_not_pythons():
     {"walkthrough": "step 1 \ud800"}, {"distance": 1e308}, {"distance": -1e308},
 ], ids=["id-beyond-2^53", "negative-huge-count", "huge-step", "surrogate-prose", "max-float", "min-float"])
 def test_hostile_claims_are_graded_without_error(claims):
-    grade = grade_answer(hostile_answer(**claims), "end", case_facts(case("C01")))
+    grade = grade_answer(hostile_answer(**claims), "end", case_facts(FIXED_SETS.case("C01")))
     assert grade.outcome in (Outcome.MODEL_FAILURE, "not_grounded")
     json.dumps(grade.to_json())
 
@@ -93,14 +93,14 @@ CLAIM_KEYS = ("walkthrough", "result_ids", "distance", "nodes_visited", "subtree
 def test_grading_never_raises_on_a_hostile_claim(key, value, stop):
     answer = json.loads(answer_for("C01"))  # a nearest search: its distance check does arithmetic
     answer[key] = value
-    grade = grade_answer(json.dumps(answer), stop, case_facts(case("C01")))
+    grade = grade_answer(json.dumps(answer), stop, case_facts(FIXED_SETS.case("C01")))
     assert grade.outcome in ("grounded", "not_grounded", Outcome.MODEL_FAILURE)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.text())
 def test_grading_never_raises_on_any_text(text):
-    assert grade_answer(text, "end", case_facts(case("C02"))).outcome == Outcome.MODEL_FAILURE
+    assert grade_answer(text, "end", case_facts(FIXED_SETS.case("C02"))).outcome == Outcome.MODEL_FAILURE
 
 
 # --------------------------------------------------------------------------- validate_entry

@@ -13,7 +13,7 @@ from live_call import run_async
 from pyapp.asking.runner import run_eval
 from pyapp.cli.main import main
 from pyapp.evaluation.configurations import group_runs
-from pyapp.evaluation.evalset import EVAL_SET_VERSION, LARGE_SET_VERSION, case_ids, evalset_summary, evalset_table
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, LARGE_SET_VERSION, evalset_summary, evalset_table
 from pyapp.evaluation.export import export_json
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.evaluation.runs import cases_to_ask
@@ -152,7 +152,7 @@ def test_guidance_gives_each_sets_wilson_half_widths_and_smallest_detectable_dif
     assert large["text"] == (f"{X80}, 80 cases: the Wilson 95% interval is ±10.7 points at 50%, ±8.7 points at 80%, "
                              "±6.7 points at 90%; the smallest difference two runs can show is 7.5 points "
                              "(6 cases one way, none the other).")
-    assert len(case_ids(X80)) == 80
+    assert len(FIXED_SETS.case_ids(X80)) == 80
 
 
 def test_an_export_of_one_run_of_the_larger_set_names_its_set():

@@ -18,9 +18,9 @@ from pyapp.auditlog.entries import own_case_entry
 from pyapp.auditlog.validation import validate_entry
 from pyapp.cli.main import main
 from pyapp.evaluation.configurations import group_runs
-from pyapp.evaluation.evalset import EVAL_SET_VERSION, case_ids, cases, check_set_version, evalset_summary
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, evalset_summary
 from pyapp.evaluation.export import export_json, parse_import
-from pyapp.evaluation.own_cases import MAX_OWN_CASES, own_cases_of, own_set_name
+from pyapp.evaluation.own_cases import MAX_OWN_CASES, OwnCases, own_cases_of, own_set_name
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.presentation.repeat_report import configuration_compare_report
 from pyapp.presentation.report import run_report
@@ -99,7 +99,7 @@ def test_the_set_is_named_by_a_hash_of_its_canonical_case_list():
     assert mine.name == "own-e38dfda7"  # pinned: a changed canonical form must get a new version
     assert [c.case_id for c in mine.cases] == ["Y01", "Y02", "Y03"]
     assert [c.kind for c in mine.cases] == ["own-nearest", "own-radius", "own-nearest"]
-    assert cases(mine.name) == tuple(mine.cases)
+    assert mine.sets.cases(mine.name) == tuple(mine.cases)
 
 
 def test_duplicates_count_once_and_numbers_compare_as_numbers():
@@ -116,16 +116,28 @@ def test_duplicates_count_once_and_numbers_compare_as_numbers():
 
 def test_every_earlier_state_of_the_set_stays_a_set_and_a_case_keeps_its_id():
     first = own_cases_of(own(SEARCHES[:2])).name
-    later = own_cases_of(own()).name
+    mine = own_cases_of(own())
+    later = mine.name
     assert first != later
-    assert case_ids(first) == ("Y01", "Y02") and case_ids(later) == ("Y01", "Y02", "Y03")
-    assert cases(first)[1] == cases(later)[1]
+    assert mine.sets.case_ids(first) == ("Y01", "Y02") and mine.sets.case_ids(later) == ("Y01", "Y02", "Y03")
+    assert mine.sets.cases(first)[1] == mine.sets.cases(later)[1]
     assert own_cases_of(own(list(reversed(SEARCHES)))).name not in (first, later)  # order is part of the set
 
 
 def test_an_own_set_the_log_does_not_hold_is_refused_in_words():
     with pytest.raises(ValueError, match="no set of your own cases named own-0badc0de in this log"):
-        check_set_version("own-0badc0de")
+        own_cases_of(own()).sets.check("own-0badc0de")
+
+
+def test_a_set_name_means_only_what_its_own_log_holds():
+    mine = own_cases_of(own())  # reading one log teaches nothing to another
+    assert not FIXED_SETS.is_known(mine.name) and not own_cases_of(own(SEARCHES[:2])).sets.is_known(mine.name)
+    with pytest.raises(ValueError, match=f"no set of your own cases named {mine.name} in this log"):
+        FIXED_SETS.cases(mine.name)
+    run = rebuild(own_run("run-own", mine, 10.0)).run("run-own")  # its calls without the own_case entries
+    assert run.graded == () and run.eval_set_version == EVAL_SET_VERSION
+    assert [n.reason for n in run.stale] == [
+        f"asked under {mine.name}, a set of your own cases that this log does not hold"] * 3
 
 
 def test_the_set_holds_at_most_eighty_cases():
@@ -135,13 +147,15 @@ def test_the_set_holds_at_most_eighty_cases():
     assert mine.summary().endswith("80 searches. 2 more came after the set was full (80 searches) and are not in it.")
 
 
-def own_run(run_id: str, name: str, start: float, grounded: frozenset[str] | None = None) -> list[dict]:
-    return full_run(run_id, grounded, start=start, version=name)
+def own_run(run_id: str, mine: OwnCases, start: float, grounded: frozenset[str] | None = None) -> list[dict]:
+    """A run of ``mine`` as it is now."""
+    return full_run(run_id, grounded, start=start, version=mine.name, sets=mine.sets)
 
 
 def test_a_run_of_the_own_set_is_rebuilt_from_the_log_and_labelled():
-    name = own_cases_of(own()).name
-    entries = own() + own_run("run-own", name, 10.0, frozenset({"Y01", "Y03"}))
+    mine = own_cases_of(own())
+    name = mine.name
+    entries = own() + own_run("run-own", mine, 10.0, frozenset({"Y01", "Y03"}))
     run = rebuild(entries).run("run-own")
     assert run.eval_set_version == name and [c.case_id for c in run.cases] == ["Y01", "Y02", "Y03"]
     report = run_report(run)
@@ -151,8 +165,9 @@ def test_a_run_of_the_own_set_is_rebuilt_from_the_log_and_labelled():
 
 
 def test_a_case_added_later_leaves_an_earlier_run_as_it_was():
-    first = own_cases_of(own(SEARCHES[:2])).name
-    entries = own(SEARCHES[:2]) + own_run("run-own", first, 10.0) + own(SEARCHES[2:], start=50.0)[:1]
+    mine = own_cases_of(own(SEARCHES[:2]))
+    first = mine.name
+    entries = own(SEARCHES[:2]) + own_run("run-own", mine, 10.0) + own(SEARCHES[2:], start=50.0)[:1]
     entries[-1] = {**entries[-1], "id": "own-later"}
     run = rebuild(entries).run("run-own")
     assert run.eval_set_version == first and run.complete and len(run.cases) == 2
@@ -169,8 +184,9 @@ def test_a_run_of_an_own_set_never_met_is_stale_input():
 
 
 def test_own_runs_are_never_compared_or_grouped_with_a_fixed_set():
-    name = own_cases_of(own()).name
-    built = rebuild(own() + own_run("run-own", name, 10.0) + full_run("run-v2", start=100.0))
+    mine = own_cases_of(own())
+    name = mine.name
+    built = rebuild(own() + own_run("run-own", mine, 10.0) + full_run("run-v2", start=100.0))
     with pytest.raises(ValueError, match=f"{name} is a set of your own cases and {EVAL_SET_VERSION} a fixed set"):
         compare_report(built.run("run-own"), built.run("run-v2"))
     with pytest.raises(ValueError, match=f"{name} is a set of your own cases and {EVAL_SET_VERSION} a fixed set"):
@@ -183,15 +199,16 @@ def test_own_runs_are_never_compared_or_grouped_with_a_fixed_set():
 
 
 def test_two_runs_of_the_same_own_set_are_compared():
-    name = own_cases_of(own()).name
-    built = rebuild(own() + own_run("a", name, 10.0) + own_run("b", name, 20.0, frozenset({"Y01"})))
+    mine = own_cases_of(own())
+    built = rebuild(own() + own_run("a", mine, 10.0) + own_run("b", mine, 20.0, frozenset({"Y01"})))
     report = compare_report(built.run("a"), built.run("b"))
     assert (report["paired"], report["better"], report["worse"]) == (3, 2, 0)
 
 
 def test_a_one_run_export_carries_the_own_cases_and_imports_to_the_same_run():
-    name = own_cases_of(own()).name
-    entries = own() + own_run("run-own", name, 10.0) + full_run("run-v2", start=100.0)
+    mine = own_cases_of(own())
+    name = mine.name
+    entries = own() + own_run("run-own", mine, 10.0) + full_run("run-v2", start=100.0)
     text = export_json(entries, "run-own")
     head = json.loads(text)
     assert head["eval_set_version"] == name
@@ -203,7 +220,8 @@ def test_a_one_run_export_carries_the_own_cases_and_imports_to_the_same_run():
 
 def test_the_runner_asks_every_own_case_of_the_chosen_set():
     entries = own()
-    name = own_cases_of(entries).name
+    mine = own_cases_of(entries)
+    name = mine.name
 
     async def append(new):
         entries.extend(new)
@@ -219,16 +237,17 @@ def test_the_runner_asks_every_own_case_of_the_chosen_set():
 
     result = run_async(run_eval("run-own", True, SETTINGS, KEY, read_run=read_run, append=append,
                                 emit=lambda _: None, cancelled=lambda: False, transport=transport, sleep=sleep,
-                                clock=lambda: 0.0, set_version=name))
+                                clock=lambda: 0.0, set_version=name, sets=mine.sets))
     assert result["stopped"] is None
     run = rebuild(entries).run("run-own")
     assert run.eval_set_version == name and [c.outcome for c in run.graded] == ["grounded"] * 3
 
 
 def test_the_command_line_lists_reports_and_refuses_like_the_page(tmp_path, capsys):
-    name = own_cases_of(own()).name
+    mine = own_cases_of(own())
+    name = mine.name
     path = tmp_path / "export.json"
-    path.write_text(export_json(own() + own_run("run-own", name, 10.0) + full_run("run-v2", start=100.0)),
+    path.write_text(export_json(own() + own_run("run-own", mine, 10.0) + full_run("run-v2", start=100.0)),
                     "utf-8")
     assert main(["evalset", "--set", "own", str(path)]) == 0
     out = capsys.readouterr().out
@@ -236,7 +255,7 @@ def test_the_command_line_lists_reports_and_refuses_like_the_page(tmp_path, caps
         "Y01", "Y02", "Y03"]
     assert main(["evalset", "--set", name, str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["summary"] == evalset_summary(version=name) and data["summary"]["seed"] is None
+    assert data["summary"] == evalset_summary(version=name, sets=mine.sets) and data["summary"]["seed"] is None
     assert main(["prompt", "Y02", str(path), "--set", "own"]) == 0
     assert capsys.readouterr().out.startswith("# Y02: prompt ")
     assert main(["report", str(path), "--run", "run-own"]) == 0
@@ -274,7 +293,8 @@ def test_the_page_adds_a_search_once_and_offers_the_set_with_its_label(worker):
     for search in SEARCHES[1:]:
         handle("add_own_case", search=search)
     assert len([e for e in worker.stored if '"own_case"' in e]) == 3
-    name = own_cases_of(own()).name
+    mine = own_cases_of(own())
+    name = mine.name
     offer = handle("own_set")["value"]
     assert offer["eval_set_version"] == name and offer["cases"] == 3
     assert offer["option"] == f"{name} (your own cases) (3 cases)"

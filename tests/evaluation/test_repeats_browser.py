@@ -17,7 +17,7 @@ import pytest
 from designed_logs import entries_with_designed_flips
 from eval_page import ANTHROPIC, FakeAnthropic, cli, export_json, open_eval, wait_run_end
 from pyapp.evaluation.cost import actual_usage, run_size
-from pyapp.evaluation.evalset import case_ids
+from pyapp.evaluation.evalset import FIXED_SETS
 from pyapp.evaluation.export import export_json as export_entries
 from pyapp.evaluation.export import parse_import
 
@@ -85,7 +85,7 @@ def test_repeat_this_configuration_adds_a_run_to_it(context, site, tmp_path):
     page.dispatch_event("#api-key", "change")
     page.click(f"article[data-config='{first}'] button.repeat")
     assert "has an answer for every case" in wait_run_end(page)
-    assert fake.asked == list(case_ids())
+    assert fake.asked == list(FIXED_SETS.case_ids())
     page.wait_for_selector(f"article[data-config='{first}'] dt:text-is('pass^4')")
     report = cli("report", str(export_json(page, tmp_path)), "--configurations", "--json")
     group = next(g for g in report["configurations"] if g["id"] == first)
@@ -178,7 +178,7 @@ def test_the_estimate_before_k_runs_and_the_usage_after_equal_the_command_lines(
     page.wait_for_selector(f"#run-estimate:text-is('Before you start: {expected}')")
     page.click("#start-run")
     assert "Run 2 of 2: " in wait_run_end(page)
-    assert fake.asked == list(case_ids()) * 2
+    assert fake.asked == list(FIXED_SETS.case_ids()) * 2
     page.wait_for_selector("#run-usage:not(:empty)")
     entries = parse_import(export_json(page, tmp_path).read_bytes())
     runs = sorted({e["run_id"] for e in entries})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import random
 
@@ -13,7 +12,7 @@ from hypothesis import strategies as st
 from eval_helpers import OTHER_SETTINGS, answer_for, call, cancel, decision, full_run
 from pyapp.core.strict_json import nesting_exceeds as json_nesting_exceeds
 from pyapp.core.vocabulary import CaseStatus
-from pyapp.evaluation.evalset import case_ids
+from pyapp.evaluation.evalset import FIXED_SETS
 from pyapp.evaluation.grader import Grader
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.evaluation.runs import cases_to_ask
@@ -99,7 +98,7 @@ def test_a_call_for_another_prompt_is_stale(change, fragment):
     assert result.status == CaseStatus.STALE and result.grade is None and fragment in result.detail
     assert [n.entry_id for n in run.stale] == [entry["id"]]
     assert run.graded == ()
-    assert cases_to_ask(run) == list(case_ids())
+    assert cases_to_ask(run) == list(FIXED_SETS.case_ids())
 
 
 def test_stale_then_current_answer_counts_the_current_one():
@@ -144,7 +143,7 @@ def test_failures_and_cancellations_are_kept_apart():
     assert status["C05"] == CaseStatus.CANCELLED  # the latest event of an unanswered case
     assert status["C06"] == CaseStatus.NEVER_ASKED
     assert len(run.infrastructure_failures) == 2 and len(run.cancelled) == 3
-    assert cases_to_ask(run) == [c for c in case_ids() if c != "C01"]
+    assert cases_to_ask(run) == [c for c in FIXED_SETS.case_ids() if c != "C01"]
 
 
 def test_one_cancel_of_a_running_call_is_one_note():
@@ -154,15 +153,12 @@ def test_one_cancel_of_a_running_call_is_one_note():
     assert run.case_result("C03").status == CaseStatus.CANCELLED
 
 
-def test_cases_to_ask_of_a_new_run_is_every_case():
-    assert cases_to_ask(None) == list(case_ids())
-
 
 def test_cancel_after_an_answer_keeps_the_answer():
     answered = call("r", "C09", time=1)
     run = only([answered, cancel("r", "C09", time=2, call_id=answered["id"])])
     assert run.case_result("C09").status == CaseStatus.GRADED
-    assert cases_to_ask(run) == [c for c in case_ids() if c != "C09"]
+    assert cases_to_ask(run) == [c for c in FIXED_SETS.case_ids() if c != "C09"]
 
 
 def test_settings_tokens_and_latencies():
@@ -307,19 +303,4 @@ def test_one_counted_answer_per_case_is_the_first_current_answer(events):
     run = only(entries)
     counted = {c.case_id: c.entry_id for c in run.cases if c.status == CaseStatus.GRADED}
     assert counted == first_current
-    assert cases_to_ask(run) == [c for c in case_ids() if c not in first_current]
-
-
-def test_rebuild_pauses_the_collector_only_while_it_runs():
-    assert gc.isenabled()
-    rebuild(full_run("r"))
-    assert gc.isenabled()
-    with pytest.raises(TypeError):
-        rebuild(5)  # not iterable: the collector must come back on after an error too
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        rebuild(full_run("r"))
-        assert not gc.isenabled()  # a caller's choice is left alone
-    finally:
-        gc.enable()
+    assert cases_to_ask(run) == [c for c in FIXED_SETS.case_ids() if c not in first_current]

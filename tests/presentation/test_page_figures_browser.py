@@ -15,7 +15,7 @@ import pytest
 
 from eval_helpers import answer_for, call
 from eval_page import ANTHROPIC, FakeAnthropic, cli, export_json, open_eval, runs_list_row, show_detail, start_run
-from pyapp.evaluation.evalset import case_ids
+from pyapp.evaluation.evalset import FIXED_SETS
 from pyapp.evaluation.export import export_json as export_entries
 
 pytestmark = pytest.mark.browser
@@ -27,7 +27,7 @@ TIE_LATENCIES = [1000.0 + i for i in range(7)] + [1234.0, 1235.0] + [1300.0 + i 
 def designed_run(run_id: str, grounded: int, start: float) -> list[dict]:
     """Sixteen counted answers (the first ``grounded`` of them right) and four infrastructure failures."""
     entries = []
-    for i, case_id in enumerate(case_ids()):
+    for i, case_id in enumerate(FIXED_SETS.case_ids()):
         if i >= 16:
             entries.append(call(run_id, case_id, outcome="infrastructure_failure", answer_ms=None,
                                 time=start + i))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import wait_for_python
+from chromium import wait_for_python
 from pyapp.presentation.explorer import search_view, tree_view
 
 pytestmark = pytest.mark.browser

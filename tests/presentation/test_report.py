@@ -9,14 +9,14 @@ from scipy.stats import binomtest
 
 from eval_helpers import call, full_run
 from pyapp.core.formatting import fmt_fixed, fmt_ms, fmt_p, fmt_percent, fmt_points, fmt_whole
-from pyapp.evaluation.evalset import case_ids
+from pyapp.evaluation.evalset import FIXED_SETS
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.evaluation.stats import bootstrap_median_ci, mcnemar_exact, newcombe_paired, wilson
 from pyapp.presentation.guidance import small_sample_guidance
 from pyapp.presentation.report import format_run_report, run_report, runs_message, runs_overview
 from pyapp.presentation.run_comparison import compare_report, format_compare_report
 
-IDS = list(case_ids())
+IDS = list(FIXED_SETS.case_ids())
 
 
 def first(n: int) -> set[str]:

@@ -17,7 +17,7 @@ from key_checks import key_recoverable
 from live_call import explain_case
 from pyapp.auditlog.format import CALL_DRIFT_KEYS, CALL_KEYS
 from pyapp.auditlog.validation import validate_entry
-from pyapp.evaluation.evalset import case, case_prompt
+from pyapp.evaluation.evalset import FIXED_SETS, case_prompt
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.explanation.schema import load_schema
 from pyapp.providers.api import build_request
@@ -34,7 +34,7 @@ from pyapp.providers.keyguard import (
 from pyapp.providers.settings import Settings
 
 KEY = "sk-proj-ECHOsecret0123456789abcdef"
-CASE = case("C01")
+CASE = FIXED_SETS.case("C01")
 PROMPT = case_prompt(CASE)
 
 

@@ -11,13 +11,10 @@ import http.client
 from pathlib import Path
 
 import pytest
-import test_build
-from test_build import RECORD, assert_build_reports, each_breakage, problems_of, rewrite, write_record
 
-from conftest import serve
+from served import serve
+from site_project import RECORD, assert_build_reports, each_breakage, problems_of, rewrite, write_record
 from sitegen import builder, hosting
-
-project = test_build.project  # the small project fixture
 
 
 def record_text(id: str, title: str = "A decision", extra: str = "", body: str = "Text.") -> str:

@@ -20,17 +20,17 @@ from collections.abc import Iterator
 import pytest
 
 import engines
-from conftest import Served, serve
 from fake_provider import FakeProvider, faithful_reply
 from pyapp import __version__
-from pyapp.evaluation.evalset import case_ids, case_prompt, cases
+from pyapp.evaluation.evalset import FIXED_SETS, case_prompt
+from served import Served, serve
 from sitegen.serve import SiteHandler
 
 pytestmark = pytest.mark.browser
 
 KEY = "sk-test-ENGINES-SECRET-4242"
 KEY_NAME = "kd-explorer-api-key"
-PROMPT_CASE = {case_prompt(c).user: c.case_id for c in cases()}
+PROMPT_CASE = {case_prompt(c).user: c.case_id for c in FIXED_SETS.cases()}
 MAP_POINT = """(selector) => {
   const map = document.querySelector(selector);
   map.scrollIntoView({ block: "center" });
@@ -170,9 +170,9 @@ def test_full_run_is_logged_survives_a_reload_and_is_rebuilt_with_the_same_numbe
         page.click("#start-run")
         assert "has an answer for every case" in wait_run_end(page)
         asked = [PROMPT_CASE[json.loads(post.body)["messages"][-1]["content"]] for post in fake.requests("POST")]
-    assert sorted(asked) == sorted(case_ids()), "one request per case"
+    assert sorted(asked) == sorted(FIXED_SETS.case_ids()), "one request per case"
     calls = logged_calls(page)
-    assert sorted(e["case_id"] for e in calls) == sorted(case_ids())
+    assert sorted(e["case_id"] for e in calls) == sorted(FIXED_SETS.case_ids())
     assert {e["outcome"] for e in calls} == {"grounded"} and len({e["run_id"] for e in calls}) == 1
     row = page.text(f"#runs tr[data-run='{calls[0]['run_id']}']")
 

@@ -22,7 +22,7 @@ from eval_page import (
     start_run,
     wait_run_end,
 )
-from pyapp.evaluation.evalset import case_ids, case_prompt, cases
+from pyapp.evaluation.evalset import FIXED_SETS, case_prompt
 
 pytestmark = pytest.mark.browser
 
@@ -33,11 +33,13 @@ def test_two_full_runs_rebuilt_graded_compared_and_equal_to_the_cli(context, sit
     page = open_eval(context, site)
     assert "has an answer for every case" in start_run(page)
 
-    assert fake.asked == list(case_ids()), "twenty requests, one per case, in order, each with its exact prompt"
+    assert fake.asked == list(FIXED_SETS.case_ids()), \
+        "twenty requests, one per case, in order, each with its exact prompt"
     assert all(h["x-api-key"] == KEY and h["anthropic-dangerous-direct-browser-access"] == "true"
                for h in fake.headers)
     cli_prompt = cli("prompt", "C07", "--json")
-    assert (cli_prompt["system"], cli_prompt["user"]) == (case_prompt(cases()[6]).system, case_prompt(cases()[6]).user)
+    c07 = case_prompt(FIXED_SETS.case("C07"))
+    assert (cli_prompt["system"], cli_prompt["user"]) == (c07.system, c07.user)
     first = calls(page)
     assert len(first) == 20 and len({e["run_id"] for e in first}) == 1
     run_a = first[0]["run_id"]
@@ -117,7 +119,7 @@ def test_cancelled_case_is_asked_again_when_the_run_continues(context, site):
     assert [e["case_id"] for e in entries(page) if e["type"] == "cancel"] == ["C03"]
 
     continue_with_answers(page, fake, run_id)
-    assert fake.asked == list(case_ids())[2:], "answered cases are not asked again; the cancelled one is"
+    assert fake.asked == list(FIXED_SETS.case_ids())[2:], "answered cases are not asked again; the cancelled one is"
     assert page.locator(f"#runs tr[data-run='{run_id}'] td").nth(3).inner_text().startswith("20/20")
 
 
@@ -128,7 +130,7 @@ def test_reload_mid_run_loses_no_answer_and_continue_asks_only_the_rest(context,
     logged = calls(page)
     assert [e["case_id"] for e in logged] == ["C01", "C02", "C03", "C04", "C05"]
     continue_with_answers(page, fake, logged[0]["run_id"])
-    assert fake.asked == list(case_ids())[5:]
+    assert fake.asked == list(FIXED_SETS.case_ids())[5:]
     assert len(calls(page)) == 20
 
 

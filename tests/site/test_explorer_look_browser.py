@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import page_at
+from chromium import page_at
 from explorer_page import Explorer, answered, faithful, map_to_screen
 from page_checks import AXE, OVERFLOW, RUN_AXE, WIDTHS, overflow_by_width
 

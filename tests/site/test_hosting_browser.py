@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PageWatch, serve, wait_for_python
+from chromium import PageWatch, wait_for_python
+from served import serve
 from sitegen import builder, render
 from sitegen.serve import SiteHandler
 

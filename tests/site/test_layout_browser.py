@@ -12,7 +12,7 @@ import pytest
 
 from eval_helpers import SETTINGS, WRONG_CLAIMS, answer_for, call
 from page_checks import AXE, RUN_AXE, overflow_by_width
-from pyapp.evaluation.evalset import case_ids
+from pyapp.evaluation.evalset import FIXED_SETS
 from pyapp.evaluation.export import export_json
 
 pytestmark = pytest.mark.browser
@@ -29,7 +29,7 @@ def long_runs_export(folder: Path) -> Path:
     """Two complete runs with the longest ids, the second with one wrong claim per kind of check."""
     entries = []
     for n, run_id in enumerate(LONG_RUNS):
-        for i, case_id in enumerate(case_ids()):
+        for i, case_id in enumerate(FIXED_SETS.case_ids()):
             wrong = WRONG_CLAIMS[i % len(WRONG_CLAIMS)] if n and i < len(WRONG_CLAIMS) else None
             outcome = "not_grounded" if wrong else "grounded"
             entries.append(call(run_id, case_id, outcome=outcome, answer=answer_for(case_id, wrong),

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PageWatch, wait_for_python
+from chromium import PageWatch, wait_for_python
 from nginx_server import NGINX, Nginx, readme_server_block, replace_once_or_more
 from pyapp import __version__
 from sitegen import ROOT, hosting

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import serve, wait_for_python
+from chromium import wait_for_python
+from served import serve
 from sitegen import ROOT, builder
 
 pytestmark = pytest.mark.browser

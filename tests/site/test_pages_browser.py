@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from conftest import serve, wait_for_python
+from chromium import wait_for_python
 from pyapp import __version__
+from served import serve
 from sitegen import ROOT
 from sitegen.render import BOOT_TIMEOUT_MS
 from sitegen.serve import SiteHandler

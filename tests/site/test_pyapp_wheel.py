@@ -8,8 +8,7 @@ import io
 import zipfile
 from pathlib import Path
 
-from test_build import SMALL_PYPROJECT
-
+from site_project import SMALL_PYPROJECT
 from sitegen import ROOT
 from sitegen.static import PYAPP_FOLDER
 from sitegen.wheel import build_wheel

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import page_at
+from chromium import page_at
 
 pytestmark = pytest.mark.browser
 

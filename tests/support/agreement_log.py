@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from eval_helpers import full_run, rating
-from pyapp.evaluation.evalset import case_ids
+from pyapp.evaluation.evalset import FIXED_SETS
 
-IDS = case_ids()
+IDS = FIXED_SETS.case_ids()
 
 
 def rated_log() -> list[dict]:

@@ -17,7 +17,7 @@ from pyapp.auditlog.entries import cancel_entry, decision_entry, rating_entry
 from pyapp.auditlog.format import AUDIT_FORMAT, format_time
 from pyapp.auditlog.validation import validate_entry
 from pyapp.core.vocabulary import ANSWERED, EntryType, Outcome
-from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_facts, case_prompt, is_known_set
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, CaseSets, case_facts, case_prompt
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -37,9 +37,10 @@ def at(seconds: float) -> str:
 
 
 def answer_for(case_id: str, wrong: str | None = None, prose: str = "", cite: int = 3,
-               version: str = EVAL_SET_VERSION) -> str:
-    """A JSON answer for ``case_id`` of set ``version`` whose claims are all right, except ``wrong`` (WRONG_CLAIMS)."""
-    facts = case_facts(case(case_id, version))
+               version: str = EVAL_SET_VERSION, sets: CaseSets = FIXED_SETS) -> str:
+    """A JSON answer for ``case_id`` of set ``version`` (a name ``sets`` knows) whose claims are all right,
+    except ``wrong`` (WRONG_CLAIMS)."""
+    facts = case_facts(sets.case(case_id, version))
     steps = facts.sent_steps[:cite]
     claims = {
         "walkthrough": prose or (
@@ -73,13 +74,16 @@ def call(run_id: str | None, case_id: str, *, outcome: str = "grounded", answer:
          total_ms: float = 1000.0, error: str | None = None, status: int | None = 200,
          settings: dict | None = None, prompt_hash: str | None = None, prompt_version: str | None = None,
          eval_set_version: str = EVAL_SET_VERSION, tokens: tuple[int, int] = (5000, 600),
-         retries: int = 0, message: str = "", search: dict | None = None) -> dict:
-    """A call entry; ``outcome`` is the logged class (answered ones get a faithful answer by default)."""
-    version = eval_set_version if is_known_set(eval_set_version) else EVAL_SET_VERSION
-    prompt = case_prompt(case(case_id, version)) if prompt_hash is None or prompt_version is None else None
+         retries: int = 0, message: str = "", search: dict | None = None, sets: CaseSets = FIXED_SETS) -> dict:
+    """A call entry; ``outcome`` is the logged class (answered ones get a faithful answer by default).
+
+    An own set's case needs ``sets`` that know it (``OwnCases.sets``); a set no one knows is asked as the first.
+    """
+    version = eval_set_version if sets.is_known(eval_set_version) else EVAL_SET_VERSION
+    prompt = case_prompt(sets.case(case_id, version)) if prompt_hash is None or prompt_version is None else None
     answered = outcome in ANSWERED
     if answered and answer is None:
-        answer = answer_for(case_id, version=version)
+        answer = answer_for(case_id, version=version, sets=sets)
     if outcome == Outcome.INFRA_FAILURE:
         error = error or "server"
         status = 500 if status == 200 else status
@@ -135,18 +139,18 @@ def rating(call_id: str, rater: str, verdict: bool = True, *, time: float = 0.0,
 
 def full_run(run_id: str, grounded: set[str] | frozenset[str] | None = None, *, start: float = 0.0,
              latencies: list[float] | None = None, settings: dict | None = None,
-             failing: dict[str, str] | None = None, version: str = EVAL_SET_VERSION) -> list[dict]:
-    """One answered call per case of set ``version`` (twenty by default), grounded exactly for ``grounded``.
+             failing: dict[str, str] | None = None, version: str = EVAL_SET_VERSION,
+             sets: CaseSets = FIXED_SETS) -> list[dict]:
+    """One answered call per case of set ``version`` (twenty by default; a name ``sets`` knows), grounded
+    exactly for ``grounded``.
 
     ``grounded`` None means all; ``failing`` maps a case id to "model_failure" (a truncated answer)
     or a wrong claim name.
     """
-    from pyapp.evaluation.evalset import case_ids
-
     entries = []
-    for i, case_id in enumerate(case_ids(version)):
+    for i, case_id in enumerate(sets.case_ids(version)):
         ms = latencies[i] if latencies else 800.0 + 10 * i
-        common = {"time": start + i, "answer_ms": ms, "settings": settings, "eval_set_version": version}
+        common = {"time": start + i, "answer_ms": ms, "settings": settings, "eval_set_version": version, "sets": sets}
         if grounded is None or case_id in grounded:
             entries.append(call(run_id, case_id, **common))
             continue
@@ -156,5 +160,5 @@ def full_run(run_id: str, grounded: set[str] | frozenset[str] | None = None, *, 
                                 stop="max_tokens", **common))
         else:
             entries.append(call(run_id, case_id, outcome="not_grounded",
-                                answer=answer_for(case_id, how, version=version), **common))
+                                answer=answer_for(case_id, how, version=version, sets=sets), **common))
     return entries

@@ -10,7 +10,7 @@ import threading
 
 from explain_samples import answer_from_prompt
 from pyapp.evaluation import export
-from pyapp.evaluation.evalset import LARGE_SET_VERSION, case_prompt, cases
+from pyapp.evaluation.evalset import FIXED_SETS, LARGE_SET_VERSION, case_prompt
 
 ANTHROPIC = "https://api.anthropic.com/v1/messages"
 
@@ -27,7 +27,7 @@ DUMP_DB = """async () => {
   return rows.map((row) => row.json);
 }"""
 # Every case id names the same search in both sets, so the larger set's prompts cover both.
-PROMPT_CASE = {(p.system, p.user): c.case_id for c in cases(LARGE_SET_VERSION) for p in [case_prompt(c)]}
+PROMPT_CASE = {(p.system, p.user): c.case_id for c in FIXED_SETS.cases(LARGE_SET_VERSION) for p in [case_prompt(c)]}
 
 
 class FakeAnthropic:

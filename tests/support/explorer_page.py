@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from conftest import PageWatch
+from chromium import PageWatch
 from explain_samples import answer_from_prompt
 from pyapp.auditlog.validation import validate_entry
 from pyapp.explanation.prompt import Prompt, build_prompt

@@ -7,7 +7,7 @@ import json
 from explain_samples import answer_from_prompt
 from live_call import run_async
 from pyapp.asking.runner import run_eval
-from pyapp.evaluation.evalset import case_prompt, cases
+from pyapp.evaluation.evalset import FIXED_SETS, case_prompt
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.providers.client import (
     HttpResponse,
@@ -21,7 +21,7 @@ KEY = "sk-ant-api03-FAULTSsecret0123456789"
 SETTINGS = Settings("anthropic", "claude-x", 4000, 0.0)
 
 
-PROMPT_CASE = {(p.system, p.user): c.case_id for c in cases() for p in [case_prompt(c)]}
+PROMPT_CASE = {(p.system, p.user): c.case_id for c in FIXED_SETS.cases() for p in [case_prompt(c)]}
 
 
 class Provider:

@@ -6,7 +6,7 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
 from pyapp.asking.walkthrough import Explained, explain
-from pyapp.evaluation.evalset import EVAL_SET_VERSION, case, case_prompt, case_search
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, case_prompt, case_search
 from pyapp.providers.client import HttpResponse
 from pyapp.providers.settings import Settings
 
@@ -32,7 +32,7 @@ def explain_case(response: HttpResponse, settings: Settings, key: str, case_id: 
     async def append(entries):
         appended.extend(entries)
 
-    the_case = case(case_id)
+    the_case = FIXED_SETS.case(case_id)
     explained = run_async(explain(
         {}, settings, key, transport=transport, sleep=sleep, clock=lambda: 0.0, append=append, run_id=run_id,
         case_id=case_id, eval_set_version=EVAL_SET_VERSION, prompt=case_prompt(the_case),

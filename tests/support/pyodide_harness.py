@@ -20,7 +20,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from conftest import CHROMIUM, CHROMIUM_ARGS
+from chromium import CHROMIUM, CHROMIUM_ARGS
 from sitegen import builder
 from sitegen.serve import make_server
 from sitegen.static import pyodide_folder

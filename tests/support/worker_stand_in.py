@@ -1,0 +1,71 @@
+"""The worker's JavaScript modules in memory, so ``pyapp.browser`` runs on CPython (the ``worker`` fixture)."""
+
+from __future__ import annotations
+
+import json
+import types
+
+
+class WorkerStandIn:
+    """The worker's JavaScript modules as ``pyapp.browser`` imports them, in memory (DR-002).
+
+    ``kdt_worker`` (cancel flag, abort signals, events, Web Locks), ``kdt_audit_store``
+    (the IndexedDB log: a list of JSON texts) and ``pyodide.http.pyfetch``, which answers
+    with ``respond(url, body)`` or raises ``fail``.
+    """
+
+    def __init__(self) -> None:
+        self.cancel = False
+        self.signals: list[float] = []
+        self.events: list[dict] = []
+        self.locks: set[str] = set()
+        self.stored: list[str] = []
+        self.store_error: Exception | None = None
+        self.fail: Exception | None = None
+        self.respond = None
+        self.kept: bytes | None = None  # the kept read of the audit log (snapshot-store.mjs)
+        self.marks: list[tuple[str, object]] = []
+        self.worker = types.SimpleNamespace(
+            cancel_requested=lambda: self.cancel, new_signal=lambda ms: self.signals.append(ms) or "signal",
+            emit=lambda text: self.events.append(json.loads(text)), acquire_lock=self.acquire_lock,
+            kept_log=self.kept_log, keep_log=self.keep_log, mark=lambda name, detail: self.marks.append((name, detail)))
+        self.store = types.SimpleNamespace(append=self.append, readFrom=self.read_from)
+        self.pyodide = types.ModuleType("pyodide")
+        self.http = types.ModuleType("pyodide.http")
+        self.http.pyfetch = self.pyfetch
+        self.pyodide.http = self.http
+        self.ffi = types.ModuleType("pyodide.ffi")
+        self.ffi.to_js = bytes  # Python's bytes become a Uint8Array, here a copy
+        self.pyodide.ffi = self.ffi
+
+    async def acquire_lock(self, name: str):
+        if name in self.locks:
+            return None
+        self.locks.add(name)
+        return lambda: self.locks.discard(name)
+
+    async def append(self, entries_json: str) -> None:
+        if self.store_error is not None:
+            raise self.store_error
+        self.stored.extend(json.dumps(entry) for entry in json.loads(entries_json))
+
+    async def read_from(self, seq: int) -> str:
+        """As ``readFrom`` in audit-store.mjs; record ``n`` (from 1) is ``stored[n - 1]``."""
+        rows = [[n, text] for n, text in enumerate(self.stored, 1) if n >= seq]
+        return json.dumps({"rows": rows, "count": len(self.stored)})
+
+    async def kept_log(self):
+        return None if self.kept is None else types.SimpleNamespace(to_bytes=lambda: self.kept)
+
+    def keep_log(self, data: bytes) -> None:
+        self.kept = data
+
+    async def pyfetch(self, url: str, **kwargs):
+        if self.fail is not None:
+            raise self.fail
+        status, headers, body = self.respond(url, kwargs.get("body"))
+
+        async def string() -> str:
+            return body
+
+        return types.SimpleNamespace(status=status, headers=headers, string=string)
