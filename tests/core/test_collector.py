@@ -20,6 +20,7 @@ def test_the_collector_is_paused_only_while_the_pass_runs_and_after_an_error_com
 
 
 def test_a_callers_choice_is_left_alone_and_only_the_outermost_pause_decides():
+    gc.unfreeze()  # what earlier tests in this process kept
     gc.disable()
     try:
         with gc_paused(keep=lambda: True):
@@ -33,6 +34,7 @@ def test_a_callers_choice_is_left_alone_and_only_the_outermost_pause_decides():
 
 
 def test_what_the_pass_keeps_is_moved_out_of_the_collectors_generations():
+    gc.unfreeze()
     try:
         with gc_paused(keep=lambda: True):
             kept = [[n] for n in range(1000)]
