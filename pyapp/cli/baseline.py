@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pyapp.cli.inputs import read_runs, runs_named
+from pyapp.cli.inputs import check_writable, read_runs, runs_named
 from pyapp.evaluation.baseline import baseline_of, baseline_text
 
 
@@ -19,6 +19,8 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.output is not None:
+        check_writable(args.output)
     text = baseline_text(baseline_of(runs_named(read_runs(args.export), args.run_ids)))
     if args.output is None:
         sys.stdout.write(text)

@@ -4,6 +4,7 @@ runs named on the command line, and the usage error argparse cannot express."""
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Sequence
 
 from pyapp.evaluation.evalset import (
@@ -52,6 +53,21 @@ def resolve_set(args: argparse.Namespace) -> tuple[str, CaseSets]:
     if mine.name is None:
         raise ValueError(f"{args.log} holds none of your own cases; add searches in the explorer first")
     return (mine.name if version == OWN else mine.sets.check(version)), mine.sets
+
+
+def check_writable(path: str) -> None:
+    """``ValueError`` in words unless ``path`` can be written, found before anything is asked or computed.
+
+    The file is opened for appending, which changes nothing in it; a file that was not there is removed again.
+    """
+    existed = os.path.lexists(path)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if not existed:
+        os.remove(path)
 
 
 def read_entries(path: str) -> list[dict]:

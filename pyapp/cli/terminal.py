@@ -13,14 +13,17 @@ every line before it is written, as the page checks before storing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import sys
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
 
 from pyapp.asking.runner import new_run_id, run_eval
-from pyapp.evaluation.evalset import EVAL_SET_VERSION
+from pyapp.cli.inputs import check_writable
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, CaseSets
 from pyapp.evaluation.export import ImportFileError, is_log, log_line, parse_import
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.evaluation.runs import Run
@@ -71,13 +74,19 @@ def _text(body: bytes) -> str:
     return body.decode("utf-8", errors="replace")
 
 
-class LogFile:
-    """A JSON-lines audit log: checked whole when opened, then appended to a line per entry."""
+class LogNotWritten(ValueError):
+    """An entry could not be appended to the log; it was printed to standard error instead."""
 
-    def __init__(self, path: str, api_key: str | None) -> None:
+
+class LogFile:
+    """A JSON-lines audit log: checked whole when opened, and that it can be written, then appended to a line
+    per entry."""
+
+    def __init__(self, path: str) -> None:
         self.path = path
-        self._key = api_key
+        self.key: str | None = None  # the API key of the run, which no line may hold
         self.entries = self._read()
+        check_writable(path)
 
     def _read(self) -> list[dict]:
         try:
@@ -102,26 +111,78 @@ class LogFile:
             raise ValueError(f"{self.path} cannot be appended to: {exc}") from None
 
     async def append(self, entries: list[dict]) -> None:
+        """Append ``entries``, each a line, written and synced before this returns (the runner's ``append``)."""
+        self.write(entries)
+
+    def write(self, entries: list[dict]) -> None:
         lines = [log_line(e) for e in entries]
-        if contains_secret(lines, self._key):  # never reached: entries are scrubbed before; a last guard
+        if contains_secret(lines, self.key):  # never reached: entries are scrubbed before; a last guard
             raise RuntimeError("An entry held the API key, so it was not written.")
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.writelines(lines)
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            _append_whole(self.path, "".join(lines).encode("utf-8"))
+        except OSError as exc:
+            # The answer is paid for: it goes where the person can keep it, whole, one JSON line an entry.
+            sys.stderr.writelines(lines)
+            sys.stderr.flush()
+            raise LogNotWritten(
+                f"cannot write {self.path}: {exc.strerror or exc}. The run stopped. What could not be written is "
+                f"on standard error above, one JSON line an entry: keep it in a file and add it to the log with "
+                f"python -m pyapp run --recover FILE --log {self.path}") from None
         self.entries.extend(entries)
+
+    def recover(self, path: str) -> tuple[int, int]:
+        """Append the entries that standard error kept in file ``path`` (its other lines are skipped);
+        (appended, already in the log). Every entry is checked as an import is, before any is written."""
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                kept = [line for line in handle if line.startswith('{"format"')]
+        except OSError as exc:
+            raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+        if not kept:
+            raise ValueError(f"{path} holds no audit entry: give the file that kept the run's standard error")
+        try:
+            entries = parse_import("".join(line if line.endswith("\n") else line + "\n" for line in kept))
+        except ImportFileError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+        known = {e["id"] for e in self.entries}
+        new = [e for e in entries if e["id"] not in known]
+        if new:
+            self.write(new)
+        return len(new), len(entries) - len(new)
+
+
+def _append_whole(path: str, data: bytes) -> None:
+    """Append ``data`` to ``path`` and sync it, or leave the file as it was: a disk that fills mid-write
+    must not leave part of a line, which would make the whole log unreadable."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        start = os.lseek(fd, 0, os.SEEK_END)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, start)
+            raise
+    finally:
+        os.close(fd)
 
 
 async def run_set(settings: Settings, api_key: str | None, log: LogFile, runs: int,
                   say: Callable[[str], object], transport: Callable | None = None,
-                  set_version: str = EVAL_SET_VERSION) -> list[dict]:
-    """Ask set ``set_version`` ``runs`` times, one fresh run after another, appending to ``log``; the runners'
-    results.
+                  set_version: str = EVAL_SET_VERSION, sets: CaseSets = FIXED_SETS,
+                  continue_run: str | None = None) -> list[dict]:
+    """Ask set ``set_version`` (a name ``sets`` knows) ``runs`` times, one fresh run after another, or, given
+    ``continue_run``, the cases that run still lacks, as the page's continue asks them; appends to ``log``
+    and returns the runners' results. ``say`` gets a line as each call ends.
 
     Stops early when a run stops (a rejected key, exhausted quota, a provider that is down).
     """
     transport = transport or urllib_transport()
     results = []
+    asked = [(continue_run, False)] if continue_run is not None else [(None, True)] * runs
 
     async def run_of(run_id: str) -> Run:
         return rebuild(log.entries).run(run_id)
@@ -131,12 +192,11 @@ async def run_set(settings: Settings, api_key: str | None, log: LogFile, runs: i
             say(f"{event['run_id']} {event['case_id']} ({event['index'] + 1} of {event['total']}): "
                 f"{event['outcome']}" + (f". {event['message']}" if event["message"] else ""))
 
-    for _ in range(runs):
-        result = await run_eval(new_run_id(), True, settings, api_key, read_run=run_of, append=log.append,
-                                emit=emit, cancelled=lambda: False, set_version=set_version, transport=transport,
-                                sleep=asyncio.sleep, clock=lambda: time.monotonic() * 1000)
+    for run_id, fresh in asked:
+        result = await run_eval(run_id or new_run_id(), fresh, settings, api_key, read_run=run_of, append=log.append,
+                                emit=emit, cancelled=lambda: False, set_version=set_version, sets=sets,
+                                transport=transport, sleep=asyncio.sleep, clock=lambda: time.monotonic() * 1000)
         results.append(result)
-        say(result["message"])
         if result["stopped"] is not None:
             break
     return results

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from pyapp.core.formatting import fmt_count, fmt_money
 from pyapp.core.jsontypes import is_int
 from pyapp.core.vocabulary import ANSWERED, EntryType
-from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, CaseSets, case_prompt
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, Case, CaseSets, case_prompt
 from pyapp.explanation.schema import load_schema
 from pyapp.providers.api import schema_for_sending
 
@@ -28,10 +28,11 @@ MAX_RUNS = 100
 MAX_PRICE = 1_000_000.0  # per million tokens; anything above is a typing slip
 
 
-def characters_per_run(set_version: str = EVAL_SET_VERSION, sets: CaseSets = FIXED_SETS) -> tuple[int, int]:
-    """(calls, characters the model is handed) for one run of set ``set_version``."""
+def characters_per_run(set_version: str = EVAL_SET_VERSION, sets: CaseSets = FIXED_SETS,
+                       cases: Sequence[Case] | None = None) -> tuple[int, int]:
+    """(calls, characters the model is handed) for one run of set ``set_version``, or of its ``cases`` alone."""
     schema = json.dumps(schema_for_sending(load_schema()))
-    prompts = [case_prompt(c) for c in sets.cases(set_version)]
+    prompts = [case_prompt(c) for c in (sets.cases(set_version) if cases is None else cases)]
     return len(prompts), sum(len(p.system) + len(p.user) + len(schema) for p in prompts)
 
 
@@ -53,12 +54,12 @@ def check_price(price: object, name: str) -> float | None:
 
 def run_size(runs: int = 1, max_tokens: int | None = None, price_in: float | None = None,
              price_out: float | None = None, set_version: str = EVAL_SET_VERSION,
-             sets: CaseSets = FIXED_SETS) -> dict:
-    """The size of ``runs`` runs of set ``set_version`` (a name ``sets`` knows), and with prices their estimated
-    cost (module doc)."""
+             sets: CaseSets = FIXED_SETS, cases: Sequence[Case] | None = None) -> dict:
+    """The size of ``runs`` runs of set ``set_version`` (a name ``sets`` knows), or of its ``cases`` alone (what
+    a continued run asks), and with prices their estimated cost (module doc)."""
     runs = check_runs(runs)
     price_in, price_out = check_price(price_in, "input"), check_price(price_out, "output")
-    per_run_calls, per_run_chars = characters_per_run(set_version, sets)
+    per_run_calls, per_run_chars = characters_per_run(set_version, sets, cases)
     calls, chars = per_run_calls * runs, per_run_chars * runs
     tokens = math.ceil(chars / CHARS_PER_TOKEN)
     output_cap = None if max_tokens is None else max_tokens * calls

@@ -8,10 +8,19 @@ import sys
 from pathlib import Path
 
 
-def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+def run_cli(*args: str, env: dict | None = None, file_size_limit: int | None = None) -> subprocess.CompletedProcess:
+    """``python -m pyapp ARGS`` in a process of its own; ``file_size_limit`` bytes is the most it may write to a
+    file, as a full disk would stop it (Python ignores SIGXFSZ, so the write fails with EFBIG)."""
     clean = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_size_limit, file_size_limit))
+
     return subprocess.run([sys.executable, "-m", "pyapp", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300, env={**clean, **(env or {})})
+                          timeout=300, env={**clean, **(env or {})},
+                          preexec_fn=None if file_size_limit is None else limit)
 
 
 FINGERPRINT_AFTER = 30  # requests 1-29 report fp_1, later ones fp_2: drift in the second run

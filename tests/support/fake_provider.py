@@ -52,7 +52,10 @@ def faithful_reply(body: dict) -> dict:
 
 
 class FakeProvider:
-    """Use as ``with FakeProvider() as fake:``; ``fake.base_url`` goes in the page's Base URL field."""
+    """Use as ``with FakeProvider() as fake:``; ``fake.base_url`` goes in the page's Base URL field.
+
+    ``reply`` gets each request's body and returns the reply's body, or (status, body) for an error.
+    """
 
     def __init__(self, reply: Callable[[dict], dict] = faithful_reply) -> None:
         self.reply = reply
@@ -108,7 +111,8 @@ class FakeProvider:
                 if self.path != "/v1/chat/completions":
                     status, payload = 404, {"error": {"message": f"no route {self.path}"}}
                 else:
-                    status, payload = 200, fake.reply(json.loads(body))
+                    answer = fake.reply(json.loads(body))  # a reply, or (status, body) for an error
+                    status, payload = answer if isinstance(answer, tuple) else (200, answer)
                 data = json.dumps(payload).encode("utf-8")
                 self.send_response(status)
                 self._cors()
