@@ -79,7 +79,8 @@ async def baseline_file(run_ids: list[str]) -> str:
 
 @op
 @over_the_log
-async def baseline_diff(baseline: str, run_ids: list[str], rules: list[str] | None = None) -> dict:
+async def baseline_diff(baseline: str, run_ids: list[str], rules: list[str] | None = None,
+                        accept_edited: bool = False) -> dict:
     """``run_ids`` against a loaded baseline file, as ``python -m pyapp diff`` prints it."""
     from pyapp.auditlog.rules import NO_NEW_FAIL, parse_rule
     from pyapp.evaluation.baseline import parse_baseline
@@ -87,7 +88,8 @@ async def baseline_diff(baseline: str, run_ids: list[str], rules: list[str] | No
 
     parsed = [parse_rule(text) for text in rules or [NO_NEW_FAIL]]
     index = (await log_cache.LOG.refresh()).runs()
-    return diff_report(parse_baseline(baseline), [index.run(run_id) for run_id in _run_ids(run_ids)], parsed)
+    return diff_report(parse_baseline(baseline), [index.run(run_id) for run_id in _run_ids(run_ids)], parsed,
+                       accept_edited is True)
 
 
 @op

@@ -21,6 +21,8 @@ def add(sub: argparse._SubParsersAction) -> None:
                    help=f"reject when: {NO_NEW_FAIL} (a case went from grounded to not grounded), "
                         f"{DIFFERENCE_BELOW}:D (the difference is below +D points), {LOWER_BOUND_BELOW}:D (the "
                         f"95%% interval's lower bound is below +D points); repeatable; default {NO_NEW_FAIL}")
+    p.add_argument("--accept-edited", action="store_true",
+                   help="go on with a baseline edited after it was written (the report names the cases edited)")
     p.add_argument("--json", action="store_true", help="print the diff as JSON")
     p.set_defaults(run=run, parser=p)
 
@@ -36,6 +38,6 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise ValueError(f"cannot read {args.baseline}: {exc.strerror}") from None
     baseline = parse_baseline(data)
-    report = diff_report(baseline, runs_named(read_runs(args.export), args.run_ids), rules)
+    report = diff_report(baseline, runs_named(read_runs(args.export), args.run_ids), rules, args.accept_edited)
     print(json.dumps(report) if args.json else format_diff_report(report))
     return REJECTED_STATUS if report["rejected"] else 0

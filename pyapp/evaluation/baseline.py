@@ -8,7 +8,11 @@ grounded it, and the checks and model failures behind the other outcomes. The
 header says what was measured: set and prompt versions and hash, provider, the model
 requested and the models and system fingerprints the provider reported, the
 configuration id, the runs, the date of their last entry (so the same log always
-gives the same file) and the site version.
+gives the same file), the site version, and a digest of each case's line. The digests
+make an edit by hand visible (:func:`edited_cases`): re-baselining is meant to be a
+deliberate act, a new file written by ``baseline``, not a changed line. A digest is no
+signature: whoever edits a line can also recompute its digest, but cannot do so by
+accident. Files of format 1, written before the digests, are still read.
 
 :func:`pyapp.presentation.baseline_diff.diff_report` compares runs with a baseline: the baseline's per-run outcomes
 rebuild its verdict table exactly, so the figures are those of
@@ -18,6 +22,7 @@ rebuild its verdict table exactly, so the figures are those of
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 
@@ -30,12 +35,14 @@ from pyapp.evaluation.repeats import VerdictTable
 from pyapp.evaluation.runs import Run
 
 BASELINE_NAME = "kd-tree-explorer-baseline"
-BASELINE_FORMAT = 1
+BASELINE_FORMAT = 2
+READ_FORMATS = (1, BASELINE_FORMAT)  # 1: before the digests of the cases
 HEADER_KEYS = (
     "eval_set_version", "prompt_version", "prompt_set_hash", "configuration", "provider", "model_requested",
     "models_reported", "system_fingerprints", "base_url_host", "temperature", "max_tokens", "runs", "date",
-    "site_version",
+    "site_version", "case_digests",
 )
+DIGEST_CHARS = 16
 CASE_KEYS = ("case_id", "outcomes", "grounded", "counted", "failing_checks", "model_failures")
 OUTCOME_WORDS = (*ANSWERED, CaseStatus.STALE, CaseStatus.INFRA_FAILURE, CaseStatus.CANCELLED,
                  CaseStatus.NEVER_ASKED)
@@ -57,6 +64,25 @@ def _one_configuration(runs: Sequence[Run]):
         raise ValueError(f"the runs are of {len(grouped.groups)} configurations ({names}); a baseline is runs "
                          "of one")
     return grouped.groups[0].configuration
+
+
+def case_line(row: dict) -> str:
+    """A case of a baseline as its line in the file (without the comma between lines)."""
+    return json.dumps({key: row[key] for key in CASE_KEYS}, ensure_ascii=False)
+
+
+def case_digest(row: dict) -> str:
+    """The first :data:`DIGEST_CHARS` hex digits of the sha256 of the case's line."""
+    return hashlib.sha256(case_line(row).encode("utf-8")).hexdigest()[:DIGEST_CHARS]
+
+
+def edited_cases(baseline: dict) -> list[str] | None:
+    """The cases whose line no longer matches the digest the header holds; None for a file without digests."""
+    digests = baseline.get("case_digests")
+    if digests is None:
+        return None
+    return [row["case_id"] for row, digest in zip(baseline["cases"], digests, strict=True)
+            if case_digest(row) != digest]
 
 
 def baseline_of(runs: Sequence[Run]) -> dict:
@@ -92,6 +118,7 @@ def baseline_of(runs: Sequence[Run]) -> dict:
             "failing_checks": sorted({name for g in grades for name in g.failed_checks}),
             "model_failures": sorted({g.failure for g in grades if g.failure}),
         })
+    header["case_digests"] = [case_digest(row) for row in rows]
     return {"format": BASELINE_NAME, "format_version": BASELINE_FORMAT, **header, "cases": rows}
 
 
@@ -100,8 +127,7 @@ def baseline_text(baseline: dict) -> str:
     lines = [f'{{"format": {json.dumps(BASELINE_NAME)}, "format_version": {BASELINE_FORMAT},']
     lines += [f"{json.dumps(key)}: {json.dumps(baseline[key], ensure_ascii=False)}," for key in HEADER_KEYS]
     lines.append('"cases": [')
-    rows = [json.dumps({key: row[key] for key in CASE_KEYS}, ensure_ascii=False) for row in baseline["cases"]]
-    lines.append(",\n".join(rows))
+    lines.append(",\n".join(case_line(row) for row in baseline["cases"]))
     lines.append("]}")
     return "\n".join(lines) + "\n"
 
@@ -123,15 +149,18 @@ def parse_baseline(data: str | bytes) -> dict:
         raise ValueError("The baseline is not valid JSON (was it cut off or edited?).") from None
     if not isinstance(doc, dict) or doc.get("format") != BASELINE_NAME:
         raise ValueError(f'This is not a baseline file: it needs "format": "{BASELINE_NAME}".')
-    if doc.get("format_version") != BASELINE_FORMAT or isinstance(doc.get("format_version"), bool):
-        raise ValueError(f"This baseline's format_version is not {BASELINE_FORMAT}, the one this site reads.")
-    expected = ("format", "format_version", *HEADER_KEYS, "cases")
+    version = doc.get("format_version")
+    if version not in READ_FORMATS or isinstance(version, bool):
+        readable = ", ".join(map(str, READ_FORMATS))
+        raise ValueError(f"This baseline's format_version is not one this site reads ({readable}).")
+    header_keys = HEADER_KEYS if version == BASELINE_FORMAT else HEADER_KEYS[:-1]
+    expected = ("format", "format_version", *header_keys, "cases")
     if sorted(doc) != sorted(expected):
         raise ValueError(f"The baseline's fields are not {', '.join(expected)}.")
     if doc["eval_set_version"] != EVAL_SET_VERSION:
         raise ValueError(f"The baseline was made on eval set {str(doc['eval_set_version'])[:40]}; today's set is "
                          f"{EVAL_SET_VERSION}. Make a new baseline.")
-    for key in HEADER_KEYS:
+    for key in header_keys:
         if not _plain(doc[key]):
             raise ValueError(f"The baseline's {key} must be a short text, a number, null or a list of short texts.")
     runs = doc["runs"]
@@ -144,6 +173,11 @@ def parse_baseline(data: str | bytes) -> dict:
         raise ValueError(f"The baseline's cases must be the cases of {EVAL_SET_VERSION}, one each, in order.")
     for row in rows:
         _check_row(row, len(runs))
+    digests = doc.get("case_digests", [])
+    if version == BASELINE_FORMAT and (not isinstance(digests, list) or len(digests) != len(rows) or not all(
+            len(d) == DIGEST_CHARS and set(d) <= set("0123456789abcdef") for d in digests)):
+        raise ValueError(f"The baseline's case_digests must be {len(rows)} digests of {DIGEST_CHARS} hex digits, "
+                         "one per case.")
     return doc
 
 

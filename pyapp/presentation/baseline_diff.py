@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from pyapp.auditlog.rules import Rule, rule_verdict
 from pyapp.core.vocabulary import ANSWERED
-from pyapp.evaluation.baseline import baseline_of, baseline_table
+from pyapp.evaluation.baseline import baseline_of, baseline_table, edited_cases
 from pyapp.evaluation.repeats import compare_tables, verdict_table
 from pyapp.evaluation.runs import Run
 from pyapp.presentation.repeat_report import comparison_display
@@ -18,12 +18,20 @@ def _label(outcomes: Sequence[str]) -> str:
     return ", ".join(str(o) for o in outcomes)
 
 
-def diff_report(baseline: dict, runs: Sequence[Run], rules: Sequence[Rule]) -> dict:
+def diff_report(baseline: dict, runs: Sequence[Run], rules: Sequence[Rule], accept_edited: bool = False) -> dict:
     """``runs`` (repeats of one configuration) against ``baseline``: per case, paired figures, rule verdicts.
 
     Besides the rules, the gate rejects when a case counted in the baseline has no counted
-    answer in ``runs``: an incomplete run is no evidence that nothing got worse.
+    answer in ``runs``: an incomplete run is no evidence that nothing got worse. A baseline edited
+    after it was written is refused, naming the cases edited, unless ``accept_edited``.
     """
+    edited = edited_cases(baseline)
+    if edited and not accept_edited:
+        raise ValueError(f"The baseline was edited after it was written: the line{'s' if len(edited) > 1 else ''} "
+                         f"of {', '.join(edited)} no longer match{'' if len(edited) > 1 else 'es'} the digest"
+                         f"{'s' if len(edited) > 1 else ''} in its header. Write a new baseline with python -m "
+                         "pyapp baseline; or, if the edit is meant, accept it (diff --accept-edited, or \"Accept "
+                         "an edited baseline\" on the page).")
     now = baseline_of(runs)
     figures = compare_tables(baseline_table(baseline), verdict_table(runs))
     verdicts = {row["case_id"]: row["verdict"] for row in figures["cases"]}
@@ -49,7 +57,14 @@ def diff_report(baseline: dict, runs: Sequence[Run], rules: Sequence[Rule]) -> d
                                 f"{'s' if len(missing) > 1 else ''} the baseline counted ({', '.join(missing)}), "
                                 "so the gate cannot pass."})
     rejected = any(r["rejects"] for r in results)
-    return {"baseline_runs": baseline["runs"], "runs": now["runs"], "changed": changed, "cases": cases,
+    if edited is None:
+        edited_text = "the baseline holds no digests of its cases (format 1), so an edit to it cannot be seen"
+    elif edited:
+        edited_text = f"the baseline was edited after it was written, and the edit accepted: {', '.join(edited)}"
+    else:
+        edited_text = None
+    return {"baseline_runs": baseline["runs"], "runs": now["runs"], "edited": edited, "edited_text": edited_text,
+            "changed": changed, "cases": cases,
             "comparison": figures, "display": comparison_display(figures, "the baseline", "now"), "rules": results,
             "rejected": rejected, "result_text": "result: REJECTED" if rejected else "result: passed"}
 
@@ -58,6 +73,8 @@ def format_diff_report(report: dict) -> str:
     """The command line's text for :func:`diff_report`'s dict."""
     lines = [f"baseline: {len(report['baseline_runs'])} run(s) ({', '.join(report['baseline_runs'])}); "
              f"now: {len(report['runs'])} run(s) ({', '.join(report['runs'])})"]
+    if report["edited_text"]:
+        lines.append(report["edited_text"])
     lines.extend(change["text"] for change in report["changed"])
     for c in report["cases"]:
         why = [*c["failing_checks"], *c["model_failures"]]

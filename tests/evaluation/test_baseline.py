@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import subprocess
@@ -22,6 +23,7 @@ from pyapp.evaluation.baseline import (
     baseline_of,
     baseline_table,
     baseline_text,
+    edited_cases,
     parse_baseline,
 )
 from pyapp.evaluation.configurations import group_runs
@@ -29,7 +31,7 @@ from pyapp.evaluation.evalset import FIXED_SETS
 from pyapp.evaluation.export import export_json
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.evaluation.repeats import verdict_table
-from pyapp.presentation.baseline_diff import diff_report
+from pyapp.presentation.baseline_diff import diff_report, format_diff_report
 from pyapp.presentation.repeat_report import configuration_compare_report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,13 +55,15 @@ def log() -> list[dict]:
 def test_the_file_has_a_field_per_line_then_a_case_per_line_in_a_fixed_key_order(log):
     text = baseline_text(baseline_of([rebuild(log).run("run-base")]))
     lines = text.splitlines()
-    assert lines[0] == '{"format": "kd-tree-explorer-baseline", "format_version": 1,'
-    assert [line.split(":")[0].strip('"') for line in lines[1:15]] == list(HEADER_KEYS)
-    assert lines[15] == '"cases": ['
-    case_lines = lines[16:36]
+    assert lines[0] == '{"format": "kd-tree-explorer-baseline", "format_version": 2,'
+    assert [line.split(":")[0].strip('"') for line in lines[1:16]] == list(HEADER_KEYS)
+    assert lines[16] == '"cases": ['
+    case_lines = lines[17:37]
     assert [json.loads(line.rstrip(","))["case_id"] for line in case_lines] == IDS
     assert all(list(json.loads(line.rstrip(","))) == list(CASE_KEYS) for line in case_lines)
-    assert lines[36:] == ["]}"]
+    assert lines[37:] == ["]}"]
+    assert json.loads(text)["case_digests"] == [
+        hashlib.sha256(line.rstrip(",").encode()).hexdigest()[:16] for line in case_lines]
     assert json.loads(case_lines[16].rstrip(",")) == {
         "case_id": "C17", "outcomes": ["model_failure"], "grounded": 0, "counted": 1, "failing_checks": [],
         "model_failures": ["truncated"]}
@@ -91,14 +95,17 @@ def edited(text: str, old: str, new: str) -> str:
 @pytest.mark.parametrize("change, message", [
     (lambda t: t[:-40], "not valid JSON"),
     (lambda t: edited(t, '"kd-tree-explorer-baseline"', '"other"'), "This is not a baseline file"),
-    (lambda t: edited(t, '"format_version": 1', '"format_version": 2'), "format_version is not 1"),
+    (lambda t: edited(t, '"format_version": 2', '"format_version": 3'), "format_version is not one this site reads"),
+    (lambda t: edited(t, '"case_digests": ["', '"case_digests": ["x'), "20 digests of 16 hex digits"),
+    (lambda t: edited(t, '"case_digests": [', '"case_digests": null, "x": ['), "fields are not"),
     (lambda t: edited(t, '"explain-eval-v2"', '"explain-eval-v1"'), "Make a new baseline"),
     (lambda t: edited(t, '"grounded": 1, "counted"', '"grounded": 0, "counted"'), "its outcomes give 1 of 1"),
     (lambda t: edited(t, '["grounded"]', '["great"]'), "needs one outcome per run (1)"),
     (lambda t: edited(t, '"site_version": "0.1.0"', '"site_version": "' + "v" * 5000 + '"'), "short text"),
     (lambda t: edited(t, '"C20"', '"C21"'), "one each, in order"),
     (lambda t: "\ufeff\ud800".encode("utf-8", "surrogatepass"), "not UTF-8"),
-], ids=["cut", "not-a-baseline", "newer-format", "other-set", "inconsistent", "unknown-outcome", "huge-value",
+], ids=["cut", "not-a-baseline", "newer-format", "bad-digest", "no-digests",
+        "other-set", "inconsistent", "unknown-outcome", "huge-value",
         "other-cases", "not-utf8"])
 def test_a_bad_baseline_is_refused_in_words(log, change, message):
     text = baseline_text(baseline_of([rebuild(log).run("run-base")]))
@@ -208,6 +215,16 @@ def test_the_command_line_writes_the_baseline_and_gates_with_its_exit_status(log
     assert bad.returncode == 1 and bad.stderr.startswith("error: This is not a baseline file")
     assert "Traceback" not in bad.stderr
 
+    text = (tmp_path / "b.json").read_text(encoding="utf-8")
+    line = next(x for x in text.splitlines() if '"case_id": "C02"' in x)
+    (tmp_path / "b.json").write_text(
+        text.replace(line, line.replace('["grounded"], "grounded": 1', '["not_grounded"], "grounded": 0')), "utf-8")
+    forged = cli("diff", str(tmp_path / "b.json"), str(export), "--run", "run-new")
+    assert forged.returncode == 1 and "edited after it was written: the line of C02 no longer" in forged.stderr
+    accepted = cli("diff", str(tmp_path / "b.json"), str(export), "--run", "run-new", "--accept-edited")
+    assert accepted.returncode == REJECTED_STATUS  # C03 still went from grounded to not grounded
+    assert "the edit accepted: C02" in accepted.stdout and "C02  same" in accepted.stdout
+
 
 def test_the_page_gets_the_same_file_and_the_same_diff(worker, log, tmp_path):
     worker.stored.extend(json.dumps(e) for e in log)
@@ -226,3 +243,33 @@ def test_the_page_gets_the_same_file_and_the_same_diff(worker, log, tmp_path):
     assert refused == {"ok": False, "error": 'This is not a baseline file: it needs "format": '
                                              '"kd-tree-explorer-baseline".'}
     assert handle("baseline_file", run_ids=[]) == {"ok": False, "error": "Choose at least one run."}
+
+
+def test_an_edit_by_hand_is_refused_by_name_unless_accepted(log):
+    built = rebuild(log)
+    text = baseline_text(baseline_of([built.run("run-base")]))
+    # C03 grounded -> not grounded, and its count with it: a consistent file, so only the digest tells
+    line = next(x for x in text.splitlines() if '"case_id": "C03"' in x)
+    forged = text.replace(line, line.replace('["grounded"], "grounded": 1', '["not_grounded"], "grounded": 0'))
+    assert forged != text
+    baseline = parse_baseline(forged)
+    assert edited_cases(baseline) == ["C03"]
+    with pytest.raises(ValueError, match="the line of C03 no longer matches the digest in its header"):
+        diff_report(baseline, [built.run("run-new")], [parse_rule("no-new-fail")])
+    report = diff_report(baseline, [built.run("run-new")], [parse_rule("no-new-fail")], accept_edited=True)
+    assert report["edited"] == ["C03"] and report["edited_text"].endswith("the edit accepted: C03")
+    assert report["edited_text"] in format_diff_report(report)
+    assert next(c for c in report["cases"] if c["case_id"] == "C03")["baseline"] == ["not_grounded"]
+
+
+def test_a_baseline_written_before_the_digests_is_still_read_and_says_so(log):
+    built = rebuild(log)
+    text = baseline_text(baseline_of([built.run("run-base")]))
+    old = "\n".join(x for x in text.splitlines() if not x.startswith('"case_digests"')).replace(
+        '"format_version": 2', '"format_version": 1') + "\n"
+    baseline = parse_baseline(old)
+    assert edited_cases(baseline) is None
+    report = diff_report(baseline, [built.run("run-new")], [parse_rule("no-new-fail")])
+    assert report["edited"] is None and "an edit to it cannot be seen" in report["edited_text"]
+    assert report["cases"] == diff_report(parse_baseline(text), [built.run("run-new")],
+                                          [parse_rule("no-new-fail")])["cases"]
