@@ -20,7 +20,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help="the paired comparison of two runs, or of two configurations, of an export")
     p.add_argument("export", metavar="EXPORT.json", help="a JSON export holding both runs")
     p.add_argument("--run", dest="run_ids", action="append", metavar="ID",
-                   help="a run id; give it twice, first run then second")
+                   help="a run id; give it twice, first run then second: the difference is the second minus the "
+                        "first")
     p.add_argument("--config", dest="configs", action="append", metavar="NAME",
                    help="a configuration's id (see report --configurations) or the id of one of its runs; "
                         "give it twice, X then Y: the difference is Y minus X")

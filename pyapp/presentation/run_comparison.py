@@ -27,9 +27,10 @@ SAME_RUN = "Choose two different runs: a run compared with itself shows nothing.
 
 
 def _verdict(first: str, second: str) -> str:
+    """How the second run did on a case against the first."""
     if (first == Outcome.GROUNDED) == (second == Outcome.GROUNDED):
         return "same"
-    return "better" if first == Outcome.GROUNDED else "worse"
+    return "better" if second == Outcome.GROUNDED else "worse"
 
 
 def _compare_sentence(a: int, b: int, c: int, d: int, low: float, high: float, p: float) -> str:
@@ -48,7 +49,8 @@ def _compare_sentence(a: int, b: int, c: int, d: int, low: float, high: float, p
              f"{c} only by the second.")
     if p < ALPHA:
         return (f"{split} A split this uneven is unlikely if the two were equally good (exact McNemar "
-                f"p = {fmt_p(p)}); the difference is {fmt_points((b - c) / n)} points ({limits}). It holds "
+                f"p = {fmt_p(p)}); the second run's share minus the first's is {fmt_points((c - b) / n)} points "
+                f"({limits}). It holds "
                 "for these searches only, and one run of each does not show how much either varies.")
     need = (f"at least {k} disagreements all one way are needed for p < {ALPHA:.2g}" if k is not None
             else f"no split can reach p < {ALPHA:.2g}")
@@ -63,9 +65,10 @@ def _compare_sentence(a: int, b: int, c: int, d: int, low: float, high: float, p
 def compare_report(run_a: Run, run_b: Run) -> dict:
     """The paired comparison of two runs on the cases both have a counted answer for.
 
-    Differences are the first run's grounded share minus the second's; a case's
-    ``verdict`` says how the first run did against the second. Runs of different
-    sets are never compared, nor a run with itself (``ValueError``).
+    Differences are the second run's grounded share minus the first's, as everywhere: the later or
+    candidate minus the earlier or reference (a configuration Y minus X, runs now minus a baseline).
+    A case's ``verdict`` says how the second run did against the first. Runs of different sets are
+    never compared, nor a run with itself (``ValueError``).
     """
     if run_a.run_id == run_b.run_id:
         raise ValueError(SAME_RUN)
@@ -91,7 +94,7 @@ def compare_report(run_a: Run, run_b: Run) -> dict:
                      "first_text": first.outcome.replace("_", " "), "second_text": other.outcome.replace("_", " "),
                      "verdict": _verdict(first.outcome, other.outcome)})
     n = a + b + c + d
-    difference, low, high = newcombe_paired(a, b, c, d, CONFIDENCE)
+    difference, low, high = newcombe_paired(a, c, b, d, CONFIDENCE)  # second minus first
     p = mcnemar_exact(b, c)
     first_interval = list(wilson(a + b, n, CONFIDENCE)) if n else None
     second_interval = list(wilson(a + c, n, CONFIDENCE)) if n else None
@@ -110,21 +113,21 @@ def compare_report(run_a: Run, run_b: Run) -> dict:
         "difference": difference if n else None,
         "interval": [low, high] if n else None,
         "mcnemar_p": p,
-        "better": b,
-        "worse": c,
+        "better": c,
+        "worse": b,
         "same": a + d,
         "cases": rows,
         "guidance": small_sample_guidance(len(run_a.cases)),
-        "note": paired_disagreement_note(a, b, c, d, CONFIDENCE) if n else None,
+        "note": paired_disagreement_note(a, c, b, d, CONFIDENCE) if n else None,
         "summary": _compare_sentence(a, b, c, d, low, high, p),
     }
     report["display"] = {
         "first": fmt_share(a + b, n, first_interval),
         "second": fmt_share(a + c, n, second_interval),
         "difference": "no paired cases" if not n else
-        f"{fmt_points(difference)} points (95% CI {fmt_points(low)} to {fmt_points(high)})",
-        "mcnemar": f"exact McNemar p = {fmt_p(p)} ({b} against {c})",
-        "per_case": f"{b} better, {c} worse, {a + d} the same",
+        f"{fmt_points(difference)} points, second minus first (95% CI {fmt_points(low)} to {fmt_points(high)})",
+        "mcnemar": f"exact McNemar p = {fmt_p(p)} ({c} against {b})",
+        "per_case": f"{c} better in the second, {b} worse, {a + d} the same",
     }
     return report
 
@@ -138,12 +141,12 @@ def format_compare_report(report: dict) -> str:
         f"second {report['second']}: {shown['second']}",
         f"paired cases: {report['paired']}  (a both {t['a']}, b first only {t['b']}, c second only {t['c']}, "
         f"d neither {t['d']})",
-        f"difference, first minus second: {shown['difference']}",
+        f"difference: {shown['difference']}",
         shown["mcnemar"],
     ]
     if report["not_paired"]:
         lines.append(f"not paired (no counted answer in both): {', '.join(report['not_paired'])}")
-    lines.append("per case (first against second):")
+    lines.append("per case (the second against the first):")
     lines.extend(f"  {r['case_id']}  {r['first']:<14} {r['second']:<14} {r['verdict']}"
                  for r in report["cases"])
     lines.append(report["summary"])

@@ -106,7 +106,7 @@ def test_compare_json_and_text_equal_the_library(export_file):
     text = cli("compare", str(path), "--run", "run-a", "--run", "run-b").stdout
     assert expected["display"]["difference"] in text and expected["summary"] in text
     assert expected["table"] == {"a": 17, "b": 1, "c": 0, "d": 2}
-    assert "+5.0 points (95% CI -11.7 to +23.0)" in text
+    assert "difference: -5.0 points, second minus first (95% CI -23.0 to +11.7)" in text
 
 
 @pytest.mark.parametrize("args, code, fragment", [

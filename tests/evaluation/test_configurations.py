@@ -112,10 +112,13 @@ def test_single_run_configurations_keep_the_run_comparison(capsys, tmp_path):
     report = configuration_compare_report(group_runs(list(built)), "a", "b")
     runs = compare_report(built.run("a"), built.run("b"))
     assert report["runs"] == runs
-    # Y minus X is the run comparison's first minus second, negated.
-    assert report["comparison"]["difference"] == -runs["difference"]
-    assert report["comparison"]["interval"] == pytest.approx([-runs["interval"][1], -runs["interval"][0]],
-                                                             abs=1e-15)
+    # One direction everywhere: Y minus X is the run comparison's second minus first.
+    assert report["comparison"]["difference"] == runs["difference"] == pytest.approx(-0.15)
+    assert report["comparison"]["interval"] == pytest.approx(runs["interval"], abs=1e-15)
+    text = format_configuration_compare_report(report)
+    low, high = runs["interval"]
+    assert f"{low * 100:+.1f} to {high * 100:+.1f} points" in text
+    assert f"{-high * 100:+.1f} to {-low * 100:+.1f}" not in text  # never the same interval with both signs
     assert report["comparison"]["sign_p"] == runs["mcnemar_p"]
     assert report["inside_floor"] == {"x": None, "y": None}
     assert "X has one run, so its noise floor is unknown" in format_configuration_compare_report(report)

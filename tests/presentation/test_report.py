@@ -102,15 +102,17 @@ def test_empty_run_has_no_share_and_no_latency():
 
 @pytest.mark.parametrize("a_set, b_set, table, expected", [
     (first(18), first(18), (18, 0, 0, 2), (0.0, -0.157, 0.157)),
-    (first(18), first(17), (17, 1, 0, 2), (0.05, -0.117, 0.230)),
+    (first(17), first(18), (17, 0, 1, 2), (0.05, -0.117, 0.230)),
 ], ids=["same-18-of-20", "one-disagreement"])
 def test_compare_reproduces_the_corrected_reference_figures(a_set, b_set, table, expected):
+    # The difference is the second run's share minus the first's: Newcombe's (b - c) / n with the runs' roles swapped.
     report = compare_report(*pair(a_set, b_set))
+    a, b, c, d = table
     assert tuple(report["table"].values()) == table
     assert report["difference"] == pytest.approx(expected[0], abs=1e-12)
     assert report["interval"] == pytest.approx(list(expected[1:]), abs=5e-4)
-    assert report["interval"] == list(newcombe_paired(*table)[1:])
-    assert report["mcnemar_p"] == mcnemar_exact(table[1], table[2])
+    assert report["interval"] == list(newcombe_paired(a, c, b, d)[1:])
+    assert report["mcnemar_p"] == mcnemar_exact(b, c)
 
 
 def test_compare_rows_and_verdicts():
@@ -118,10 +120,10 @@ def test_compare_rows_and_verdicts():
     b_set = first(8) | {"C12", "C15"}
     report = compare_report(*pair(a_set, b_set))
     verdicts = {r["case_id"]: r["verdict"] for r in report["cases"]}
-    assert verdicts["C09"] == verdicts["C10"] == "better"  # first grounded, second not
-    assert verdicts["C12"] == "worse"
+    assert verdicts["C09"] == verdicts["C10"] == "worse"  # the first grounded them, the second did not
+    assert verdicts["C12"] == "better"
     assert verdicts["C15"] == verdicts["C20"] == "same"
-    assert (report["better"], report["worse"], report["same"]) == (2, 1, 17)
+    assert (report["better"], report["worse"], report["same"]) == (1, 2, 17)
     assert report["table"] == {"a": 9, "b": 2, "c": 1, "d": 8}
 
 
@@ -135,14 +137,15 @@ def test_six_one_way_disagreements_reach_significance():
     report = compare_report(*pair(first(20), first(14)))
     assert report["mcnemar_p"] == 0.03125 and report["note"] is None
     assert "unlikely if the two were equally good" in report["summary"]
-    assert report["display"]["mcnemar"] == "exact McNemar p = 0.03125 (6 against 0)"
+    assert report["display"]["mcnemar"] == "exact McNemar p = 0.03125 (0 against 6)"
+    assert report["difference"] == pytest.approx(-0.3) and report["interval"][1] < 0
 
 
 def test_interval_and_test_disagreement_is_explained():
     # a=12, b=5, c=0, d=3: the interval leaves out zero while p = 0.0625
     report = compare_report(*pair(first(17), first(12)))
     assert report["table"] == {"a": 12, "b": 5, "c": 0, "d": 3}
-    assert report["interval"][0] > 0 and report["mcnemar_p"] == 0.0625
+    assert report["interval"][1] < 0 and report["mcnemar_p"] == 0.0625  # the second run grounded fewer
     assert report["note"] and "leaves out zero" in report["note"]
     assert "leaves out zero" in report["summary"] and "either run" not in report["summary"]
 
@@ -196,7 +199,8 @@ def test_text_output_uses_the_display_strings():
     compare = compare_report(a, b)
     text = format_compare_report(compare)
     assert compare["display"]["difference"] in text and compare["summary"] in text
-    assert compare["display"]["difference"] == "+5.0 points (95% CI -11.7 to +23.0)"
+    assert compare["display"]["difference"] == "-5.0 points, second minus first (95% CI -23.0 to +11.7)"
+    assert "(-23.0 to +11.7 points)" in compare["summary"]  # one interval, one sign, everywhere
 
 
 def test_overview_matches_the_full_reports():

@@ -74,7 +74,7 @@ def test_two_full_runs_rebuilt_graded_compared_and_equal_to_the_cli(context, sit
     assert report["display"]["grounded"] in page_headline
     assert report["display"]["latency"] in page_latency
     compared = cli("compare", str(path), "--run", run_a, "--run", run_b, "--json")
-    assert (compared["better"], compared["worse"]) == (3, 2)
+    assert (compared["better"], compared["worse"]) == (2, 3)  # the second run against the first
     for text in (compared["display"]["difference"], compared["display"]["mcnemar"]):
         assert text in figures
 

@@ -309,11 +309,12 @@ async function checkBaseline() {
   let report;
   try {
     report = await python.call("baseline_diff", { baseline: await file.text(), run_ids: group.run_ids,
-      rules: [ruleText("diff-rule", "diff-points")] });
+      rules: [ruleText("diff-rule", "diff-points")], accept_edited: $("diff-accept-edited").checked });
   } catch (error) {
     out.append(element("p", `The baseline could not be checked: ${error.message}`));
     return;
   }
+  if (report.edited_text) out.append(element("p", report.edited_text, { class: "note", id: "diff-edited" }));
   for (const change of report.changed) out.append(element("p", change.text, { class: "note" }));
   out.append(table("Each case against the baseline", ["Case", "Verdict", "Baseline", "Now", "Now failing"],
     report.cases.map((c) => [c.case_id, c.verdict, c.baseline_text, c.now_text,
@@ -370,7 +371,7 @@ async function compare() {
   out.append(element("p", result.summary, { id: "compare-summary" }));
   if (result.note) out.append(element("p", result.note, { class: "note", id: "compare-note" }));
   if (result.not_paired.length) out.append(element("p", `Not paired (no counted answer in both): ${result.not_paired.join(", ")}`));
-  out.append(table("The paired cases", ["Case", "First run", "Second run", "First against second"],
+  out.append(table("The paired cases", ["Case", "First run", "Second run", "Second against first"],
     result.cases.map((c) => [c.case_id, c.first_text, c.second_text, c.verdict]),
     { id: "paired-table" }));
 }
