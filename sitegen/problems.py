@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from sitegen.documents import Page, Record
+
+class Source(Protocol):
+    """What the line finders need of a record or a page (``sitegen.documents``): its body and the body's first line."""
+
+    body: str
+    body_line: int
 
 
 @dataclass(frozen=True)
@@ -33,7 +37,7 @@ def line_of(text: str, offset: int, first_line: int = 1) -> int:
     return first_line + text.count("\n", 0, offset)
 
 
-def prose_line(document: Record | Page, mention: str) -> int:
+def prose_line(document: Source, mention: str) -> int:
     """The line of the first ``mention`` outside fenced code and code spans, else the document's first line."""
     fenced = False
     for number, line in enumerate(document.body.split("\n"), start=document.body_line):
@@ -44,7 +48,7 @@ def prose_line(document: Record | Page, mention: str) -> int:
     return document.body_line
 
 
-def source_line(document: Record | Page, clues: tuple[str, ...]) -> int:
+def source_line(document: Source, clues: tuple[str, ...]) -> int:
     """The line of the first match of the first clue that matches the document's source, else its first line."""
     for clue in clues:
         match = re.search(clue, document.body, flags=re.IGNORECASE)

@@ -28,19 +28,35 @@ class UsageError(Exception):
     """
 
 
+def set_help(log: str) -> str:
+    """What --set takes, as every command that has it says, the own cases read from ``log``."""
+    return (f"the evaluation set: {', '.join(SET_VERSIONS)} (default {EVAL_SET_VERSION}), or your own cases in "
+            f"{log}: '{OWN}' for them as they are now, or an {OWN_SET_PREFIX}XXXXXXXX name")
+
+
 def add_set_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--set", dest="set_version", default=EVAL_SET_VERSION, metavar="SET",
-                   help=f"the evaluation set: {', '.join(SET_VERSIONS)} (default {EVAL_SET_VERSION}), or your own "
-                        f"cases in LOG: '{OWN}' for them as they are now, or an {OWN_SET_PREFIX}XXXXXXXX name")
+    p.add_argument("--set", dest="set_version", default=EVAL_SET_VERSION, metavar="SET", help=set_help("LOG"))
     p.add_argument("log", metavar="LOG", nargs="?",
                    help="an export or log holding your own cases (only with --set own...)")
+
+
+def names_own_set(version: str) -> bool:
+    """True when ``--set`` names the visitor's own cases: ``own``, or an ``own-XXXXXXXX`` name."""
+    return version == OWN or is_own_set(version)
+
+
+def own_set_in(version: str, entries: list[dict], where: str) -> tuple[str, CaseSets]:
+    """The own set ``version`` names in a log's ``entries`` (read from ``where``), and what names mean there."""
+    mine = own_cases_of(entries)
+    if mine.name is None:
+        raise ValueError(f"{where} holds none of your own cases; add searches in the explorer first")
+    return (mine.name if version == OWN else mine.sets.check(version)), mine.sets
 
 
 def resolve_set(args: argparse.Namespace) -> tuple[str, CaseSets]:
     """The set ``--set`` names, and what set names mean to the LOG argument an own set is read from (DR-009)."""
     version = args.set_version
-    own = version == OWN or is_own_set(version)
-    if not own:
+    if not names_own_set(version):
         if args.log is not None:
             raise UsageError(f"{version} is a fixed set and needs no LOG; LOG is for --set {OWN}")
         if version not in SET_VERSIONS:
@@ -49,10 +65,7 @@ def resolve_set(args: argparse.Namespace) -> tuple[str, CaseSets]:
         return version, FIXED_SETS
     if args.log is None:
         raise UsageError(f"--set {version} needs the export or log that holds your own cases: LOG")
-    mine = own_cases_of(read_entries(args.log))
-    if mine.name is None:
-        raise ValueError(f"{args.log} holds none of your own cases; add searches in the explorer first")
-    return (mine.name if version == OWN else mine.sets.check(version)), mine.sets
+    return own_set_in(version, read_entries(args.log), args.log)
 
 
 def check_writable(path: str) -> None:

@@ -12,17 +12,10 @@ import argparse
 import os
 import sys
 
-from pyapp.cli.inputs import UsageError
+from pyapp.cli.inputs import UsageError, names_own_set, own_set_in, set_help
 from pyapp.evaluation.cost import actual_usage, run_size
-from pyapp.evaluation.evalset import (
-    EVAL_SET_VERSION,
-    FIXED_SETS,
-    OWN_SET_PREFIX,
-    SET_VERSIONS,
-    CaseSets,
-    is_own_set,
-)
-from pyapp.evaluation.own_cases import OWN, own_cases_of
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, CaseSets
+from pyapp.evaluation.own_cases import own_cases_of
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.evaluation.runs import cases_to_ask
 from pyapp.providers.settings import ANTHROPIC, OPENAI, OPENAI_COMPATIBLE, PROVIDERS, Settings
@@ -39,9 +32,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", default=given, help="the model name the provider knows; needed for a new run")
     p.add_argument("--base-url", default=given,
                    help="an openai-compatible server's base URL, e.g. http://127.0.0.1:8080/v1")
-    p.add_argument("--set", dest="set_version", default=given, metavar="SET",
-                   help=f"the evaluation set: {', '.join(SET_VERSIONS)} (default {EVAL_SET_VERSION}), or your own "
-                        f"cases in the log: '{OWN}' for them as they are now, or an {OWN_SET_PREFIX}XXXXXXXX name")
+    p.add_argument("--set", dest="set_version", default=given, metavar="SET", help=set_help("the log"))
     p.add_argument("--runs", type=int, default=given, help="how many runs of the set (default 1)")
     p.add_argument("--max-tokens", type=int, default=given, help="max tokens per answer (default 4000)")
     p.add_argument("--temperature", type=_temperature, default=given,
@@ -99,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("a new run needs --provider and --model (or --continue RUN_ID)")
         if (args.provider == OPENAI_COMPATIBLE) != (args.base_url is not None):
             raise UsageError("--base-url is needed with --provider openai-compatible, and only with it")
-        if not _is_own(args.set_version):
+        if not names_own_set(args.set_version):
             FIXED_SETS.check(args.set_version)
         settings = Settings(args.provider, args.model, args.max_tokens, args.temperature, args.base_url)
         _api_key(args.key_env, settings.provider)  # a missing key is said before the log is read
@@ -114,26 +105,13 @@ def run(args: argparse.Namespace) -> int:
         if not cases:
             print(f"Run {run_.run_id} has an answer for every case; nothing to ask.")
             return 0
-    elif _is_own(args.set_version):
-        (set_version, sets), runs = _own_set(args.set_version, log.entries), args.runs
+    elif names_own_set(args.set_version):
+        (set_version, sets), runs = own_set_in(args.set_version, log.entries, args.log), args.runs
     else:
         set_version, sets, runs = args.set_version, FIXED_SETS, args.runs
     log.key = _api_key(args.key_env, settings.provider)
     size = run_size(runs, settings.max_tokens, args.price_in, args.price_out, set_version, sets, cases)
     return _ask(args, settings, log, runs, set_version, sets, size)
-
-
-def _is_own(version: str) -> bool:
-    return version == OWN or is_own_set(version)
-
-
-def _own_set(version: str, entries: list[dict]) -> tuple[str, CaseSets]:
-    """The own set ``version`` names in the log's entries, and what names mean to that log (DR-009)."""
-    mine = own_cases_of(entries)
-    if mine.name is None:
-        raise ValueError("the log holds none of your own cases; add searches in the explorer, export the log, "
-                         "and give it as --log")
-    return (mine.name if version == OWN else mine.sets.check(version)), mine.sets
 
 
 def _api_key(key_env: str | None, provider: str) -> str | None:

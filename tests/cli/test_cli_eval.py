@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_run import main_in_thread
 from eval_helpers import call, full_run
 from pyapp.cli.main import main
 from pyapp.evaluation.evalset import FIXED_SETS, case_prompt, evalset_summary, evalset_table
@@ -143,7 +144,7 @@ def test_a_command_reads_with_the_collector_paused_but_run_keeps_it(tmp_path, mo
     monkeypatch.setattr(report, "run_report", watched)
     monkeypatch.setattr(terminal, "run_set", no_calls)
     assert main(["report", str(path)]) == 0 and gc.isenabled()
-    assert main(["run", "--provider", "openai-compatible", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+    assert main_in_thread(["run", "--provider", "openai-compatible", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
                  "--log", str(tmp_path / "runs.jsonl")]) == 0
     assert seen == [False, True] and gc.isenabled()
     capsys.readouterr()

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from cli_run import run_cli
+from cli_run import main_in_thread, run_cli
 from eval_helpers import at
 from fake_provider import FakeProvider, faithful_reply
 from pyapp.auditlog.entries import own_case_entry
@@ -29,7 +29,7 @@ def test_a_log_that_cannot_be_written_is_said_before_any_request(tmp_path, capsy
     log = {"missing-folder": tmp_path / "missing" / "runs.jsonl", "a-folder": tmp_path,
            "under-a-file": tmp_path / "file" / "runs.jsonl"}[where]
     with FakeProvider() as fake:
-        assert main(run_args(fake.base_url, log)) == 1
+        assert main_in_thread(run_args(fake.base_url, log)) == 1
         assert fake.requests("POST") == []
     err = capsys.readouterr().err
     verb = "write" if where == "missing-folder" else "read"  # the others are found when the log is read, first
@@ -80,7 +80,7 @@ def test_a_stopped_run_says_why_once_and_last_and_continue_asks_what_the_page_wo
 
     log = tmp_path / "runs.jsonl"
     with FakeProvider(reply) as fake:
-        assert main(run_args(fake.base_url, log)) == 1
+        assert main_in_thread(run_args(fake.base_url, log)) == 1
         out, err = capsys.readouterr()
         [run] = rebuild(parse_import(log.read_bytes()))
         assert (out + err).count("stopped after") == 1
@@ -91,16 +91,16 @@ def test_a_stopped_run_says_why_once_and_last_and_continue_asks_what_the_page_wo
         rejected["on"] = False
         asked_before = len(fake.requests("POST"))
         with pytest.raises(SystemExit):  # a continued run keeps its settings
-            main(["run", "--continue", run.run_id, "--model", "other", "--log", str(log)])
+            main_in_thread(["run", "--continue", run.run_id, "--model", "other", "--log", str(log)])
         assert "leave out --model" in capsys.readouterr().err
-        assert main(["run", "--continue", run.run_id, "--log", str(log)]) == 0
+        assert main_in_thread(["run", "--continue", run.run_id, "--log", str(log)]) == 0
         asked = [json.loads(seen.body) for seen in fake.requests("POST")[asked_before:]]
     out = capsys.readouterr().out
     assert out.splitlines()[0].startswith("before: 1 run sends 20 calls")
     assert len(asked) == 20 and {a["model"] for a in asked} == {"fake-model"}
     [after] = rebuild(parse_import(log.read_bytes()))
     assert after.run_id == run.run_id and after.complete and len(after.graded) == 20
-    assert main(["run", "--continue", run.run_id, "--log", str(log)]) == 0
+    assert main_in_thread(["run", "--continue", run.run_id, "--log", str(log)]) == 0
     assert capsys.readouterr().out == f"Run {run.run_id} has an answer for every case; nothing to ask.\n"
 
 
@@ -112,13 +112,13 @@ def test_run_asks_the_own_cases_the_log_holds(tmp_path, capsys):
     log.write_text("".join(log_line(e) for e in own), "utf-8")
     mine = own_cases_of(own)
     with FakeProvider() as fake:
-        assert main(run_args(fake.base_url, log, "--set", "own")) == 0
+        assert main_in_thread(run_args(fake.base_url, log, "--set", "own")) == 0
         assert len(fake.requests("POST")) == 2
     entries = parse_import(log.read_bytes())
     [run] = rebuild(entries)
     assert run.eval_set_version == mine.name and [c.outcome for c in run.graded] == ["grounded"] * 2
     assert not FIXED_SETS.is_known(mine.name)
-    assert main(run_args("http://127.0.0.1:9/v1", tmp_path / "empty.jsonl", "--set", "own")) == 1
-    assert "the log holds none of your own cases" in capsys.readouterr().err
-    assert main(run_args("http://127.0.0.1:9/v1", log, "--set", "own-0123abcd")) == 1
+    assert main_in_thread(run_args("http://127.0.0.1:9/v1", tmp_path / "empty.jsonl", "--set", "own")) == 1
+    assert f"{tmp_path / 'empty.jsonl'} holds none of your own cases" in capsys.readouterr().err
+    assert main_in_thread(run_args("http://127.0.0.1:9/v1", log, "--set", "own-0123abcd")) == 1
     assert "no set of your own cases named own-0123abcd in this log" in capsys.readouterr().err

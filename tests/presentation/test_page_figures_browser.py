@@ -93,7 +93,7 @@ def test_page_figures_equal_the_command_lines_on_the_same_export(context, site, 
     pairs = [r.locator("td").all_inner_texts() for r in page.locator("#paired-table tbody tr").all()]
     assert pairs == [[c["case_id"], c["first_text"], c["second_text"], c["verdict"]] for c in compared["cases"]]
     compare_text = cli_text("compare", str(path), "--run", "run-designed-2", "--run", "run-designed-1")
-    assert f"difference, first minus second: {shown['difference']}" in compare_text
+    assert f"difference: {shown['difference']}" in compare_text and "second minus first" in shown["difference"]
 
     guidance = compared["guidance"]
     assert page.inner_text("#wilson-20") == guidance["display"]["all_grounded_wilson_low"]

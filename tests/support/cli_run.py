@@ -42,3 +42,14 @@ def stop_fake(process: subprocess.Popen) -> None:
     process.terminate()
     process.wait(timeout=10)
     process.stdout.close()
+
+
+def main_in_thread(args: list[str]) -> int:
+    """``pyapp.cli.main.main(args)`` in this process but a thread of its own, as ``live_call.run_async`` runs a
+    coroutine: ``run`` calls ``asyncio.run``, which refuses to start beside Playwright's loop in the main thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pyapp.cli.main import main
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(main, args).result()
