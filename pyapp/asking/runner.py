@@ -1,4 +1,5 @@
-"""Run the evaluation set through the audited client, one call at a time (DR-006).
+"""Run the evaluation set through the audited client: one call at a time on the page (DR-006), or a few
+in flight at once from the command line, sharing one back-off (:mod:`pyapp.asking.backoff`, DR-008).
 
 Nothing about a run is stored except the audit entries of its calls: which
 cases are still to ask is worked out from the log every time, so a reload or a
@@ -15,14 +16,16 @@ rest would only log more failures (a provider that died mid-run cost 46 s for
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
+from pyapp.asking.backoff import SharedBackoff
 from pyapp.asking.walkthrough import explain
 from pyapp.auditlog.entries import Clock, cancel_entry, stamp, utc_now
 from pyapp.core.vocabulary import Outcome
-from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, CaseSets, case_prompt, case_search
+from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, Case, CaseSets, case_prompt, case_search
 from pyapp.evaluation.runs import Run, cases_to_ask
 from pyapp.providers.client import Progress
 from pyapp.providers.settings import Settings
@@ -49,6 +52,7 @@ async def run_eval(
     set_version: str = EVAL_SET_VERSION,
     sets: CaseSets = FIXED_SETS,
     now: Clock = utc_now,
+    concurrency: int = 1,
     **client: object,
 ) -> dict:
     """Ask every case of ``run_id`` (every case of ``set_version`` when ``fresh``) that has no graded answer yet.
@@ -62,7 +66,9 @@ async def run_eval(
     ``progress`` gets each call's :class:`~pyapp.providers.client.Progress` with a label naming the case,
     and ``None`` when the call is over.
     Stops at once on a rejected key or exhausted quota, on cancel, and after
-    :data:`MAX_FAILURES_IN_A_ROW` infrastructure failures in a row. Returns the run id,
+    :data:`MAX_FAILURES_IN_A_ROW` infrastructure failures in a row (calls in flight then end and are logged;
+    no new one starts). ``concurrency`` calls are in flight at most (the page asks one at a time, DR-006);
+    each entry is appended whole as its call ends, so the log holds them in the order they ended. Returns the run id,
     why it stopped (``None`` if it did not) and ``message``, the sentence the page shows.
     """
     if fresh:
@@ -73,45 +79,70 @@ async def run_eval(
         of_run = {c.case_id: c.case for c in run.cases}
         todo = [of_run[case_id] for case_id in cases_to_ask(run)]
     emit({"type": "run-start", "run_id": run_id, "todo": [c.case_id for c in todo]})
-    stopped = None
-    asked = unanswered = failures_in_a_row = 0
-    for index, the_case in enumerate(todo):
+    if concurrency > 1:
+        client = {**client, "transport": SharedBackoff(client["sleep"], client["clock"]).around(client["transport"])}
+    state = _RunState()
+    slots = asyncio.Semaphore(concurrency)
+
+    async def ask(index: int, the_case: Case) -> None:
         case_id = the_case.case_id
-        if cancelled():
-            stopped = Outcome.CANCELLED
-            await append([cancel_entry(*stamp(now), run_id, case_id)])
-            break
-        label = f"Asking {case_id} ({index + 1} of {len(todo)})"
-        emit({"type": "case-start", "run_id": run_id, "case_id": case_id, "index": index, "total": len(todo),
-              "text": f"{label}."})
-        search = {"order": the_case.order, "kind": the_case.search_kind, "lon": the_case.lon, "lat": the_case.lat,
-                  "radius": the_case.radius}
-        explained = await explain(
-            search, settings, api_key, append=append, cancelled=cancelled, run_id=run_id, case_id=case_id,
-            eval_set_version=set_version, prompt=case_prompt(the_case), result=case_search(the_case),
-            progress=lambda state, label=label: progress(label, state), now=now, **client,
-        )
-        progress(label, None)
-        entry = explained.entry
-        emit({"type": "case-done", "run_id": run_id, "case_id": case_id, "index": index, "total": len(todo),
-              "outcome": entry["outcome"], "message": entry["message"]})
-        if entry["outcome"] == Outcome.CANCELLED:
-            stopped = Outcome.CANCELLED
-            await append([cancel_entry(*stamp(now), run_id, case_id, entry["id"])])
-            break
-        asked += 1
+        async with slots:
+            if state.stopped is not None:
+                return  # the run stopped while this case waited for a slot
+            if cancelled():
+                state.stopped = Outcome.CANCELLED
+                await append([cancel_entry(*stamp(now), run_id, case_id)])
+                return
+            label = f"Asking {case_id} ({index + 1} of {len(todo)})"
+            emit({"type": "case-start", "run_id": run_id, "case_id": case_id, "index": index, "total": len(todo),
+                  "text": f"{label}."})
+            search = {"order": the_case.order, "kind": the_case.search_kind, "lon": the_case.lon,
+                      "lat": the_case.lat, "radius": the_case.radius}
+            explained = await explain(
+                search, settings, api_key, append=append, cancelled=cancelled, run_id=run_id, case_id=case_id,
+                eval_set_version=set_version, prompt=case_prompt(the_case), result=case_search(the_case),
+                progress=lambda state, label=label: progress(label, state), now=now, **client,
+            )
+            progress(label, None)
+            entry = explained.entry
+            emit({"type": "case-done", "run_id": run_id, "case_id": case_id, "index": index, "total": len(todo),
+                  "outcome": entry["outcome"], "message": entry["message"]})
+            if entry["outcome"] == Outcome.CANCELLED:
+                state.stopped = state.stopped or Outcome.CANCELLED
+                await append([cancel_entry(*stamp(now), run_id, case_id, entry["id"])])
+                return
+            state.answered(entry, explained.outcome.stops_run)
+
+    tasks = [asyncio.ensure_future(ask(index, the_case)) for index, the_case in enumerate(todo)]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:  # an append that failed ends the run: nothing more is asked
+            task.cancel()
+    return {"run_id": run_id, "stopped": state.stopped,
+            "message": run_message(run_id, state.stopped, asked=state.asked, unanswered=state.unanswered,
+                                   total=len(todo))}
+
+
+class _RunState:
+    """What the calls of a run have given so far, in the order they ended, and why it stopped (None while not)."""
+
+    def __init__(self) -> None:
+        self.stopped: str | None = None
+        self.asked = self.unanswered = self.failures_in_a_row = 0
+
+    def answered(self, entry: dict, stops_run: bool) -> None:
+        self.asked += 1
         failed = entry["outcome"] == Outcome.INFRA_FAILURE
-        unanswered += failed
-        failures_in_a_row = failures_in_a_row + 1 if failed else 0
-        if explained.outcome.stops_run:
-            stopped = entry["message"]
-            break
-        if failures_in_a_row >= MAX_FAILURES_IN_A_ROW:
-            stopped = (f"{failures_in_a_row} calls in a row got no answer, so the provider or the network seems "
-                       f"to be down. The last one: {entry['message']}")
-            break
-    return {"run_id": run_id, "stopped": stopped,
-            "message": run_message(run_id, stopped, asked=asked, unanswered=unanswered, total=len(todo))}
+        self.unanswered += failed
+        self.failures_in_a_row = self.failures_in_a_row + 1 if failed else 0
+        if self.stopped is not None:
+            return
+        if stops_run:
+            self.stopped = entry["message"]
+        elif self.failures_in_a_row >= MAX_FAILURES_IN_A_ROW:
+            self.stopped = (f"{self.failures_in_a_row} calls in a row got no answer, so the provider or the network "
+                            f"seems to be down. The last one: {entry['message']}")
 
 
 def run_message(run_id: str, stopped: str | None, *, asked: int, unanswered: int, total: int) -> str:

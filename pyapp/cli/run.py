@@ -20,6 +20,8 @@ from pyapp.evaluation.rebuild import rebuild
 from pyapp.evaluation.runs import cases_to_ask
 from pyapp.providers.settings import ANTHROPIC, OPENAI, OPENAI_COMPATIBLE, PROVIDERS, Settings
 
+# The most calls in flight at once: enough to hide a provider's latency, few enough to respect its limits.
+MAX_CONCURRENCY = 16
 # The settings of a new run, with their defaults; a continued run keeps its own and takes none of them.
 SETTING_DEFAULTS = {"provider": None, "model": None, "base_url": None, "set_version": EVAL_SET_VERSION, "runs": 1,
                     "max_tokens": 4000, "temperature": 0.0}
@@ -37,6 +39,9 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-tokens", type=int, default=given, help="max tokens per answer (default 4000)")
     p.add_argument("--temperature", type=_temperature, default=given,
                    help="sampling temperature (default 0); --temperature default leaves it to the model")
+    p.add_argument("--concurrency", type=int, default=1, metavar="N",
+                   help=f"calls in flight at once, 1 to {MAX_CONCURRENCY} (default 1); a rate limit met by one "
+                        "holds them all")
     p.add_argument("--continue", dest="continue_run", metavar="RUN_ID",
                    help="ask the cases RUN_ID in the log still lacks, with its own settings and set")
     p.add_argument("--recover", metavar="FILE",
@@ -70,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
     # Imported here: urllib brings ssl and http.client, which the other subcommands never need.
     from pyapp.cli.terminal import LogFile
 
+    if not 1 <= args.concurrency <= MAX_CONCURRENCY:
+        raise UsageError(f"--concurrency must be from 1 to {MAX_CONCURRENCY}")
     if args.recover is not None:
         if args.continue_run is not None or _given(args):
             raise UsageError("--recover only adds entries to the log; it takes no settings and asks nothing")
@@ -132,7 +139,8 @@ def _ask(args: argparse.Namespace, settings: Settings, log, runs: int, set_versi
     try:
         results = asyncio.run(run_set(settings, log.key, log, runs,
                                       lambda text: print(text, file=sys.stderr, flush=True),
-                                      set_version=set_version, sets=sets, continue_run=args.continue_run))
+                                      set_version=set_version, sets=sets, continue_run=args.continue_run,
+                                      concurrency=args.concurrency))
     except KeyboardInterrupt:
         print(f"interrupted: {args.log} keeps every call that ended", file=sys.stderr)
         return 130

@@ -173,10 +173,11 @@ def _append_whole(path: str, data: bytes) -> None:
 async def run_set(settings: Settings, api_key: str | None, log: LogFile, runs: int,
                   say: Callable[[str], object], transport: Callable | None = None,
                   set_version: str = EVAL_SET_VERSION, sets: CaseSets = FIXED_SETS,
-                  continue_run: str | None = None) -> list[dict]:
+                  continue_run: str | None = None, concurrency: int = 1) -> list[dict]:
     """Ask set ``set_version`` (a name ``sets`` knows) ``runs`` times, one fresh run after another, or, given
-    ``continue_run``, the cases that run still lacks, as the page's continue asks them; appends to ``log``
-    and returns the runners' results. ``say`` gets a line as each call ends.
+    ``continue_run``, the cases that run still lacks, as the page's continue asks them, ``concurrency``
+    calls in flight at most; appends to ``log`` and returns the runners' results. ``say`` gets a line as
+    each call ends.
 
     Stops early when a run stops (a rejected key, exhausted quota, a provider that is down).
     """
@@ -195,7 +196,8 @@ async def run_set(settings: Settings, api_key: str | None, log: LogFile, runs: i
     for run_id, fresh in asked:
         result = await run_eval(run_id or new_run_id(), fresh, settings, api_key, read_run=run_of, append=log.append,
                                 emit=emit, cancelled=lambda: False, set_version=set_version, sets=sets,
-                                transport=transport, sleep=asyncio.sleep, clock=lambda: time.monotonic() * 1000)
+                                concurrency=concurrency, transport=transport, sleep=asyncio.sleep,
+                                clock=lambda: time.monotonic() * 1000)
         results.append(result)
         if result["stopped"] is not None:
             break
