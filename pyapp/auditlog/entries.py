@@ -16,6 +16,7 @@ from pyapp.auditlog.format import (
     MAX_NUMBER,
     MAX_REPORTED_BYTES,
     MAX_TEXT_BYTES,
+    OWN_CASE_SET_KEY,
     PLAN_METRIC,
     SEARCH_KEYS,
     format_time,
@@ -240,15 +241,16 @@ def own_case_search(search: dict) -> dict:
     }
 
 
-def own_case_entry(entry_id: str, time: datetime | str, search: dict) -> dict:
-    """The audit entry that adds ``search`` to the visitor's cases; ``ValueError`` in words for a bad search."""
+def own_case_entry(entry_id: str, time: datetime | str, search: dict, set_name: str | None = None) -> dict:
+    """The audit entry that adds ``search`` to the visitor's cases, whose set is then named ``set_name``
+    (``pyapp.evaluation.own_cases.OwnCases.name_with``); ``ValueError`` in words for a bad search."""
     try:
         kept = own_case_search(search)
     except (AttributeError, TypeError, ValueError, OverflowError):
         raise ValueError("The search needs a query point with a longitude and a latitude, and a radius search "
                          "a radius, as numbers.") from None
     entry = {"format": AUDIT_FORMAT, "id": entry_id, "type": EntryType.OWN_CASE, "time": format_time(time),
-             "search": kept}
+             "search": kept, **({} if set_name is None else {OWN_CASE_SET_KEY: set_name})}
     problems = validate_entry(entry)
     if problems:
         raise ValueError("; ".join(problems))

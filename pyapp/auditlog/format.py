@@ -21,7 +21,9 @@ the last check before a write or an export, and :func:`pyapp.providers.keyguard.
 removes the key from an entry without losing the rest of it.
 
 A call entry also records what the provider said answered (``model_reported``,
-``system_fingerprint``, DR-008); entries written before those keys existed lack them
+``system_fingerprint``, DR-008); an ``own_case`` entry, the name of the visitor's set
+once its search is in it (``set``, DR-009), so that runs of that set stay gradable in
+any log the entry is imported into. Entries written before those keys existed lack them
 and stay valid.
 
 Entries are made in :mod:`pyapp.auditlog.entries` and checked in :mod:`pyapp.auditlog.validation`.
@@ -96,6 +98,10 @@ PLAN_KEYS = _COMMON_KEYS + ("x", "y", "metric", "rule", "note")
 
 
 OWN_CASE_KEYS = _COMMON_KEYS + ("search",)
+OWN_CASE_SET_KEY = "set"  # optional: the set's name with this search in it, in the log it was added to
+# A name of the visitor's own set: "own-" and the first 8 hex digits of a sha256 (pyapp.evaluation.own_cases).
+OWN_SET_PREFIX = "own-"
+OWN_SET_NAME_RE = re.compile(rf"^{OWN_SET_PREFIX}[0-9a-f]{{8}}\Z")
 
 
 # The one primary metric a plan can name (DR-008); every other figure is secondary.

@@ -26,6 +26,9 @@ from pyapp.auditlog.format import (
     MAX_REPORTED_BYTES,
     MAX_TEXT_BYTES,
     OUTCOMES,
+    OWN_CASE_SET_KEY,
+    OWN_SET_NAME_RE,
+    OWN_SET_PREFIX,
     PLAN_METRIC,
     SEARCH_KEYS,
     valid_time,
@@ -50,7 +53,8 @@ _CONFIGURATION_RE = re.compile(r"^[0-9a-f]{8}\Z")  # pyapp.evaluation.configurat
 
 
 # Sets, and values computed once: validation runs on every entry of a stored log (DR-006).
-_ALLOWED = {kind: frozenset(keys + CALL_DRIFT_KEYS if kind == EntryType.CALL else keys) for kind, keys in KEYS.items()}
+_OPTIONAL = {EntryType.CALL: CALL_DRIFT_KEYS, EntryType.OWN_CASE: (OWN_CASE_SET_KEY,)}
+_ALLOWED = {kind: frozenset(keys + _OPTIONAL.get(kind, ())) for kind, keys in KEYS.items()}
 
 
 _STOPS = tuple(Stop)
@@ -207,6 +211,9 @@ def _check_own_case(check: _Checker) -> None:
     _check_search(check, search)
     if isinstance(search, dict) and search.get("order") not in ORDERS:
         check.fail("search.order", f"must be one of {', '.join(ORDERS)}")
+    name = check.obj.get(OWN_CASE_SET_KEY)
+    if name is not None and not (isinstance(name, str) and OWN_SET_NAME_RE.match(name)):
+        check.fail(OWN_CASE_SET_KEY, f"must be a name of your own set: {OWN_SET_PREFIX} and 8 hex digits")
 
 
 def _check_call(check: _Checker) -> None:

@@ -60,6 +60,7 @@ async def add_own_case(search: dict) -> dict:
     if mine.full:
         raise ValueError(f"Your cases already hold {MAX_OWN_CASES} searches, the most a set takes; "
                          "this one was not added.")
+    entry = own_case_entry(entry["id"], entry["time"], entry["search"], mine.name_with(entry["search"]))
     await append_entries([entry])
     mine = (await log_cache.LOG.refresh()).runs().own
     return {"added": True, "text": f"Added as {mine.case_id_of(entry['search'])}. {mine.summary()} "

@@ -7,10 +7,10 @@ import argparse
 import os
 from collections.abc import Sequence
 
+from pyapp.auditlog.format import OWN_SET_PREFIX
 from pyapp.evaluation.evalset import (
     EVAL_SET_VERSION,
     FIXED_SETS,
-    OWN_SET_PREFIX,
     SET_VERSIONS,
     CaseSets,
     is_own_set,

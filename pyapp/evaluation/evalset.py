@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
 
+from pyapp.auditlog.format import OWN_SET_NAME_RE
 from pyapp.core.vocabulary import SearchKind
 from pyapp.explanation.checks import Facts, facts_for
 from pyapp.explanation.prompt import MAX_STEPS, Prompt, build_prompt
@@ -206,14 +207,9 @@ def build_cases(seed_for: Callable[[str], str] = stream_seed, rounds: int = 1) -
     return tuple(cases)
 
 
-OWN_SET_PREFIX = "own-"
-
-
 def is_own_set(version: object) -> bool:
     """True for a name of the visitor's own set (``own-`` and 8 hex digits), known or not."""
-    return (isinstance(version, str) and len(version) == len(OWN_SET_PREFIX) + 8
-            and version.startswith(OWN_SET_PREFIX)
-            and all(ch in "0123456789abcdef" for ch in version[len(OWN_SET_PREFIX):]))
+    return isinstance(version, str) and OWN_SET_NAME_RE.match(version) is not None
 
 
 def set_kinds(version: str) -> tuple[CaseKind, ...]:

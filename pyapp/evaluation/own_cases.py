@@ -9,6 +9,14 @@ named ``own-`` and the first 8 hex digits of the sha256 of its canonical case li
 state of the list names a set too, so a run of the set as it was when the run
 started is rebuilt after more cases are added.
 
+Each entry also carries the name of the set once its search is in it (``set``), so a
+log that imports another log's cases knows that log's sets too: an entry whose declared
+name extends a list already known (the hash of that list and its search) makes that
+list a set of this log, with its own case ids. So a run of a visitor's set, exported and
+imported into a log that holds other cases of its own, stays gradable on the cases it
+was asked. Entries written before the key existed declare nothing; their log's own
+order is all there is to go on.
+
 An own set is labelled as the visitor's wherever it appears, and its runs are
 never grouped or compared with runs of a fixed set (``pyapp.presentation.report``,
 ``pyapp.presentation.repeat_report`` refuse by name).
@@ -20,9 +28,9 @@ import hashlib
 import json
 from collections.abc import Iterable
 
+from pyapp.auditlog.format import OWN_CASE_SET_KEY, OWN_SET_PREFIX
 from pyapp.core.vocabulary import EntryType
 from pyapp.evaluation.evalset import (
-    OWN_SET_PREFIX,
     Case,
     CaseSets,
     case_search,
@@ -52,6 +60,14 @@ def own_set_name(keys: Iterable[tuple]) -> str:
     return OWN_SET_PREFIX + hashlib.sha256(text.encode("ascii")).hexdigest()[:8]
 
 
+def _case(number: int, key: tuple) -> Case:
+    """Case ``Y{number}`` of a set, the search ``key``."""
+    order, kind, lon, lat, radius = key
+    provisional = Case(f"Y{number:02d}", f"own-{kind}", order, lon, lat, radius, "")
+    steps = len(case_search(provisional).trace)
+    return Case(provisional.case_id, provisional.kind, order, lon, lat, radius, _why(kind, order, steps))
+
+
 def _why(search_kind: str, order: str, steps: int) -> str:
     sent = f"the {steps}-step trace is cut at {MAX_STEPS}" if steps > MAX_STEPS else f"all {steps} steps are sent"
     return f"Your own {search_kind} search from the explorer, on the {order} tree; {sent}."
@@ -70,26 +86,41 @@ class OwnCases:
         self.beyond_limit = 0  # distinct searches added after the set was full; never cases
         self.name: str | None = None
         self._states: dict[str, tuple[Case, ...]] = {}
+        self._lists: dict[str | None, tuple[tuple, ...]] = {None: ()}  # every list known, by its set's name
         self.sets = CaseSets(self._states)
 
     def add(self, entry: dict) -> bool:
-        """Take one valid ``own_case`` entry; True when it added a case (a new set name)."""
+        """Take one valid ``own_case`` entry; True when it made a new set (of this log's list or a declared one)."""
         key = _key(entry["search"])
-        if key in self._seen:
+        added = key not in self._seen and len(self.keys) < MAX_OWN_CASES
+        if key not in self._seen:
+            self._seen.add(key)
+            self.beyond_limit += not added
+        if added:
+            self.keys.append(key)
+            self.cases.append(_case(len(self.keys), key))
+            self.name = own_set_name(self.keys)
+            self._known(self.name, tuple(self.keys), tuple(self.cases))
+        return self._declared(key, entry.get(OWN_CASE_SET_KEY)) or added
+
+    def name_with(self, search: dict) -> str:
+        """The set's name once ``search`` (not yet a case) is added: what its entry declares."""
+        return own_set_name([*self.keys, _key(search)])
+
+    def _known(self, name: str, keys: tuple[tuple, ...], cases: tuple[Case, ...]) -> None:
+        self._lists.setdefault(name, keys)
+        self._states.setdefault(name, cases)
+
+    def _declared(self, key: tuple, name: object) -> bool:
+        """Know the set ``name`` an entry declares, when it is a known list with ``key`` added; True if new."""
+        if not isinstance(name, str) or name in self._states:
             return False
-        self._seen.add(key)
-        if len(self.keys) >= MAX_OWN_CASES:
-            self.beyond_limit += 1
-            return False
-        order, kind, lon, lat, radius = key
-        case_id = f"Y{len(self.keys) + 1:02d}"
-        provisional = Case(case_id, f"own-{kind}", order, lon, lat, radius, "")
-        steps = len(case_search(provisional).trace)
-        self.keys.append(key)
-        self.cases.append(Case(case_id, provisional.kind, order, lon, lat, radius, _why(kind, order, steps)))
-        self.name = own_set_name(self.keys)
-        self._states[self.name] = tuple(self.cases)
-        return True
+        for keys in list(self._lists.values()):
+            if len(keys) < MAX_OWN_CASES and key not in keys and own_set_name([*keys, key]) == name:
+                grown = (*keys, key)
+                self._known(name, grown, tuple(_case(i, k) for i, k in enumerate(grown, 1)))
+                return True
+        return False
 
     def case_id_of(self, search: dict) -> str | None:
         """The id of the case that is ``search`` (as :func:`own_case_search` keeps it), or None."""

@@ -19,7 +19,7 @@ from pyapp.auditlog.validation import validate_entry
 from pyapp.cli.main import main
 from pyapp.evaluation.configurations import group_runs
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, evalset_summary
-from pyapp.evaluation.export import export_json, parse_import
+from pyapp.evaluation.export import export_json, merge, parse_import
 from pyapp.evaluation.own_cases import MAX_OWN_CASES, OwnCases, own_cases_of, own_set_name
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.presentation.repeat_report import configuration_compare_report
@@ -297,6 +297,10 @@ def test_the_page_adds_a_search_once_and_offers_the_set_with_its_label(worker):
     name = mine.name
     offer = handle("own_set")["value"]
     assert offer["eval_set_version"] == name and offer["cases"] == 3
+    # Each entry names the set once its search is in it: every state, the last one the set offered now.
+    stored = [json.loads(e) for e in worker.stored if '"own_case"' in e]
+    assert [e["set"] for e in stored] == [own_cases_of(own(SEARCHES[:k])).name for k in (1, 2, 3)]
+    assert stored[-1]["set"] == name
     assert offer["option"] == f"{name} (your own cases) (3 cases)"
     assert offer["text"].startswith(f"{name} (your own cases), 3 cases: the Wilson 95% interval")
     page = handle("evalset", set_version=name)["value"]
@@ -305,3 +309,52 @@ def test_the_page_adds_a_search_once_and_offers_the_set_with_its_label(worker):
     assert handle("run_size_estimate", runs=1, set_version=name)["value"]["calls"] == 3
     bad = handle("add_own_case", search={**SEARCHES[0], "order": "<b>x</b>"})
     assert bad["ok"] is False and "search.order: must be one of file" in bad["error"] and "<b>" not in bad["error"]
+
+
+def declared(searches, prefix: str, start: float = 0.0) -> list[dict]:
+    """Own-case entries as the page writes them: each names the set once its search is in it."""
+    mine, entries = OwnCases(), []
+    for i, search in enumerate(searches):
+        entry = own_case_entry(f"{prefix}{i:04d}", at(start + i), search, mine.name_with(search))
+        mine.add(entry)
+        entries.append(entry)
+    return entries
+
+
+OTHER_SEARCHES = [SEARCHES[1], {"order": "lat-sorted", "kind": "nearest", "lon": 24.96, "lat": 60.18, "radius": None}]
+
+
+def test_a_run_imported_into_a_log_with_other_own_cases_stays_gradable_on_its_cases():
+    theirs = declared(SEARCHES, "a")
+    mine_a = own_cases_of(theirs)
+    text = export_json(theirs + own_run("run-a", mine_a, 10.0, frozenset({"Y01", "Y02"})), "run-a")
+    ours = declared(OTHER_SEARCHES, "b", start=100.0)
+    log = ours + merge(ours, parse_import(text.encode()))
+    run = rebuild(log).run("run-a")
+    assert run.eval_set_version == mine_a.name and run.stale == ()
+    assert [(c.case_id, c.outcome) for c in run.graded] == [
+        ("Y01", "grounded"), ("Y02", "grounded"), ("Y03", "not_grounded")]
+    here, before = own_cases_of(log), own_cases_of(ours).keys
+    # The log's own set stays its own list: its searches, then those it was given that it did not hold.
+    assert here.keys == before + [k for k in mine_a.keys if k not in before] and len(here.keys) == 4
+    assert [c.case_id for c in here.sets.cases(mine_a.name)] == ["Y01", "Y02", "Y03"]
+    assert here.sets.cases(mine_a.name) == mine_a.sets.cases(mine_a.name)
+
+
+def test_without_declared_names_an_imported_own_run_is_stale_as_before():
+    theirs = own(SEARCHES)  # entries written before they named their set
+    mine_a = own_cases_of(theirs)
+    text = export_json(theirs + own_run("run-a", mine_a, 10.0), "run-a")
+    ours = own(OTHER_SEARCHES, start=100.0)
+    ours = [{**e, "id": f"b{i}"} for i, e in enumerate(ours)]
+    run = rebuild(ours + merge(ours, parse_import(text.encode()))).run("run-a")
+    assert run.graded == () and len(run.stale) == 3
+
+
+def test_a_declared_name_that_matches_no_list_is_ignored_and_a_bad_one_refused():
+    entry = own_case_entry("o1", at(0), SEARCHES[0], "own-0badc0de")
+    assert validate_entry(entry) == [] and own_cases_of([entry]).name != "own-0badc0de"
+    assert not own_cases_of([entry]).sets.is_known("own-0badc0de")
+    with pytest.raises(ValueError, match="set: must be a name of your own set"):
+        own_case_entry("o1", at(0), SEARCHES[0], "own-XYZ")
+    assert validate_entry({**entry, "set": 5}) == ["set: must be a name of your own set: own- and 8 hex digits"]
