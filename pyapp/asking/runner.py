@@ -85,33 +85,40 @@ async def run_eval(
     slots = asyncio.Semaphore(concurrency)
 
     async def ask(index: int, the_case: Case) -> None:
-        case_id = the_case.case_id
         async with slots:
-            if state.stopped is not None:
+            if state.stopped is not None or state.broken:
                 return  # the run stopped while this case waited for a slot
-            if cancelled():
-                state.stopped = Outcome.CANCELLED
-                await append([cancel_entry(*stamp(now), run_id, case_id)])
-                return
-            label = f"Asking {case_id} ({index + 1} of {len(todo)})"
-            emit({"type": "case-start", "run_id": run_id, "case_id": case_id, "index": index, "total": len(todo),
-                  "text": f"{label}."})
-            search = {"order": the_case.order, "kind": the_case.search_kind, "lon": the_case.lon,
-                      "lat": the_case.lat, "radius": the_case.radius}
-            explained = await explain(
-                search, settings, api_key, append=append, cancelled=cancelled, run_id=run_id, case_id=case_id,
-                eval_set_version=set_version, prompt=case_prompt(the_case), result=case_search(the_case),
-                progress=lambda state, label=label: progress(label, state), now=now, **client,
-            )
-            progress(label, None)
-            entry = explained.entry
-            emit({"type": "case-done", "run_id": run_id, "case_id": case_id, "index": index, "total": len(todo),
-                  "outcome": entry["outcome"], "message": entry["message"]})
-            if entry["outcome"] == Outcome.CANCELLED:
-                state.stopped = state.stopped or Outcome.CANCELLED
-                await append([cancel_entry(*stamp(now), run_id, case_id, entry["id"])])
-                return
-            state.answered(entry, explained.outcome.stops_run)
+            try:
+                await ask_one(index, the_case)
+            except BaseException:
+                state.broken = True  # set before the slot is freed, so no waiting case starts
+                raise
+
+    async def ask_one(index: int, the_case: Case) -> None:
+        case_id = the_case.case_id
+        if cancelled():
+            state.stopped = Outcome.CANCELLED
+            await append([cancel_entry(*stamp(now), run_id, case_id)])
+            return
+        label = f"Asking {case_id} ({index + 1} of {len(todo)})"
+        emit({"type": "case-start", "run_id": run_id, "case_id": case_id, "index": index, "total": len(todo),
+              "text": f"{label}."})
+        search = {"order": the_case.order, "kind": the_case.search_kind, "lon": the_case.lon,
+                  "lat": the_case.lat, "radius": the_case.radius}
+        explained = await explain(
+            search, settings, api_key, append=append, cancelled=cancelled, run_id=run_id, case_id=case_id,
+            eval_set_version=set_version, prompt=case_prompt(the_case), result=case_search(the_case),
+            progress=lambda state, label=label: progress(label, state), now=now, **client,
+        )
+        progress(label, None)
+        entry = explained.entry
+        emit({"type": "case-done", "run_id": run_id, "case_id": case_id, "index": index, "total": len(todo),
+              "outcome": entry["outcome"], "message": entry["message"]})
+        if entry["outcome"] == Outcome.CANCELLED:
+            state.stopped = state.stopped or Outcome.CANCELLED
+            await append([cancel_entry(*stamp(now), run_id, case_id, entry["id"])])
+            return
+        state.answered(entry, explained.outcome.stops_run)
 
     tasks = [asyncio.ensure_future(ask(index, the_case)) for index, the_case in enumerate(todo)]
     try:
@@ -129,6 +136,7 @@ class _RunState:
 
     def __init__(self) -> None:
         self.stopped: str | None = None
+        self.broken = False  # a call raised (its entry could not be stored): nothing more is asked
         self.asked = self.unanswered = self.failures_in_a_row = 0
 
     def answered(self, entry: dict, stops_run: bool) -> None:

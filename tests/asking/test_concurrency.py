@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 from cli_run import main_in_thread
 from fake_provider import FakeProvider, faithful_reply
 from fake_transport import KEY, SETTINGS, answer
@@ -71,3 +73,26 @@ def test_a_rate_limit_met_by_one_call_holds_every_call_of_the_run():
     [run] = rebuild(entries)
     assert run.complete and [c.outcome for c in run.graded] == ["grounded"] * 20
 
+
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_an_entry_that_cannot_be_stored_ends_the_run_and_no_waiting_case_starts(concurrency):
+    asked: list[float] = []
+
+    async def transport(request):
+        asked.append(time.monotonic())
+        await asyncio.sleep(0.02)
+        return answer(request)
+
+    async def append(new):
+        raise OSError("No space left on device")
+
+    async def go():
+        return await run_eval("run-f", True, SETTINGS, KEY, read_run=None, append=append, emit=lambda _: None,
+                              cancelled=lambda: False, transport=transport, sleep=asyncio.sleep,
+                              clock=lambda: time.monotonic() * 1000, concurrency=concurrency)
+
+    with pytest.raises(OSError):
+        run_async(go())
+    assert len(asked) == concurrency, "only the calls already in flight were sent"
