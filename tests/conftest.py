@@ -13,7 +13,7 @@ import pytest
 from chromium import CHROMIUM, CHROMIUM_ARGS, PageWatch
 from cli_run import FINGERPRINT_AFTER, KEY, run_cli, start_fake, stop_fake
 from explorer_page import Explorer
-from pyapp.browser import log_cache
+from pyapp.browser import log_cache, opening_view
 from served import Served, serve
 from site_project import small_project
 from sitegen import builder
@@ -89,6 +89,7 @@ def worker(monkeypatch: pytest.MonkeyPatch) -> WorkerStandIn:
     monkeypatch.setitem(sys.modules, "pyodide.http", stand_in.http)
     monkeypatch.setitem(sys.modules, "pyodide.ffi", stand_in.ffi)
     monkeypatch.setattr(log_cache, "LOG", log_cache.LogCache())  # each test's worker starts with nothing read
+    monkeypatch.setattr(opening_view, "VIEW", opening_view.OpeningView())  # and no opening view looked up
     log_cache.grader.cache_clear()  # and nothing graded
     return stand_in
 

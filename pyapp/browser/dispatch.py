@@ -65,13 +65,16 @@ def import_operation_modules() -> None:
 
 
 def after_answer() -> None:
-    """What an operation leaves for after its answer has reached the page: keeping the log's read (DR-006).
+    """What an operation leaves for after its answer has reached the page: keeping the log's read and the
+    page's opening view (DR-006).
 
     The worker calls it after posting each answer, so the runs list is not held up by it.
     """
     from pyapp.browser.log_cache import LOG
+    from pyapp.browser.opening_view import VIEW
 
     LOG.keep_when_due()
+    VIEW.keep_when_due()
 
 
 @functools.cache

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pyapp.browser import log_cache
 from pyapp.browser.dispatch import op
 from pyapp.browser.log_cache import over_the_log, sets_for
+from pyapp.browser.opening_view import opening
 from pyapp.browser.worker_io import ProgressLine, append_entries, cancelled, clock_ms, emit, sleep, transport
 
 
@@ -20,6 +21,7 @@ async def evalset(set_version: str | None = None) -> dict:
 
 
 @op
+@opening
 @over_the_log
 async def own_set() -> dict | None:
     """The visitor's own set as the set choice offers it (None while it has no case), labelled as theirs."""
@@ -35,6 +37,7 @@ async def own_set() -> dict | None:
 
 
 @op
+@opening
 @over_the_log
 async def eval_overview() -> dict:
     """The runs list, newest first, from the log's runs index (the detail of a run is ``run_detail``)."""
@@ -51,6 +54,7 @@ async def eval_overview() -> dict:
 
 
 @op
+@opening
 @over_the_log
 async def run_detail(run_id: str) -> dict:
     from pyapp.presentation.report import run_report

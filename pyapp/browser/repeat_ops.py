@@ -6,10 +6,12 @@ from __future__ import annotations
 from pyapp.browser import log_cache
 from pyapp.browser.dispatch import op
 from pyapp.browser.log_cache import over_the_log, read_entries, sets_for
+from pyapp.browser.opening_view import opening
 from pyapp.browser.worker_io import append_entries
 
 
 @op
+@opening
 @over_the_log
 async def configurations() -> dict:
     """The runs grouped by configuration, with the figures of repeated runs (DR-008)."""
@@ -31,6 +33,7 @@ async def compare_configurations(x: str, y: str) -> dict:
 
 
 @op
+@opening
 @over_the_log
 async def plans() -> list[dict]:
     """The registered plans, newest first, with their times as a person reads them."""

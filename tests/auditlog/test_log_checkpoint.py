@@ -15,7 +15,7 @@ import pytest
 from eval_helpers import full_run
 from pyapp.auditlog import checkpoint as log_checkpoint
 from pyapp.auditlog.checkpoint import Checkpoint
-from pyapp.browser import log_cache
+from pyapp.browser import log_cache, opening_view
 from pyapp.core import strict_json
 from pyapp.core.vocabulary import Outcome
 from worker_views import CORRUPT_RECORDS, counting, fresh_views, handle, store, views
@@ -32,6 +32,7 @@ def fill(worker) -> None:
 def new_tab(monkeypatch) -> None:
     """A new worker: nothing read, nothing graded (the checkpoint in ``worker.kept`` stays)."""
     monkeypatch.setattr(log_cache, "LOG", log_cache.LogCache())
+    monkeypatch.setattr(opening_view, "VIEW", opening_view.OpeningView())
     log_cache.grader.cache_clear()
 
 

@@ -1,8 +1,9 @@
 """In Chromium: a reopened /ai-eval/ starts from the worker's kept read of the audit log (DR-006).
 
 The real site and IndexedDB: a log of 1,020 entries (over ``pyapp.auditlog.checkpoint.EVERY``) is read
-once by a tab, whose worker keeps its read; every later tab starts from it, reads only what came
-after, and lists what ``python -m pyapp report`` reports on the same entries. A kept read that is
+once by a tab, whose worker keeps its read and the page's opening view; a later tab opens from the
+view while the log is as it was, and otherwise starts from the kept read and reads only what came
+after, listing what ``python -m pyapp report`` reports on the same entries. A kept read or view that is
 damaged or was made by another build is not used.
 """
 
@@ -15,7 +16,7 @@ import pytest
 from browser_storage import ADD_ROWS, DAMAGE, SNAPSHOT_DB, STORED, kept
 from chromium import python_worker
 from eval_helpers import full_run
-from eval_page import import_run, listed, open_eval, reported
+from eval_page import listed, open_eval, reported
 from pyapp.auditlog import checkpoint as log_checkpoint
 
 pytestmark = pytest.mark.browser
@@ -23,6 +24,8 @@ pytestmark = pytest.mark.browser
 ENTRIES = [entry for n in range(51)
            for entry in full_run(f"run-{n:02d}", start=100.0 * n, grounded={"C01", "C02", "C03"} if n % 3 else None)]
 RESTORED = "performance.getEntriesByName('audit-log-restored').map((mark) => mark.detail)"
+VIEW_USED = "performance.getEntriesByName('audit-view-used').map((mark) => mark.detail)"
+OPENING = ["eval_overview", "configurations", "plans", "run_detail", "own_set"]
 
 
 def listing(context, site, runs: int):
@@ -45,19 +48,44 @@ def filled(context, site, tmp_path):
     shown = listed(first)
     assert {run: text.split()[0] for run, text in shown.items()} == reported(first, tmp_path)
     kept(first, "audit-log")
+    kept(first, "audit-view")
     return first, shown
+
+
+def without_view(page) -> None:
+    """The opening view ``page`` keeps, once kept, made unusable (as if another build made it), so the next
+    tab reads the log."""
+    kept(page, "audit-view")
+    page.evaluate(SNAPSHOT_DB % DAMAGE["made from other files"], "audit-view")
+
+
+def test_a_reopened_page_opens_from_the_kept_view_until_it_is_asked_for_more(context, site, tmp_path):
+    first, shown = filled(context, site, tmp_path)
+    configurations, detail = first.inner_text("#configurations"), first.inner_text("#run-detail")
+    second, restored = listing(context, site, 51)
+    assert restored == [] and python_worker(second).evaluate(VIEW_USED) == OPENING
+    assert listed(second) == shown
+    assert second.inner_text("#configurations") == configurations and second.inner_text("#run-detail") == detail
+
+    other = second.locator("#runs tbody tr").nth(3)  # a run whose detail the view does not hold
+    run_id = other.get_attribute("data-run")
+    other.locator("button").click()
+    second.wait_for_selector(f"#run-detail[data-run='{run_id}']")
+    assert python_worker(second).evaluate(RESTORED) == [len(ENTRIES)]
 
 
 def test_a_reopened_page_starts_from_the_kept_read_and_reads_what_came_after(context, site, tmp_path):
     first, shown = filled(context, site, tmp_path)
+    without_view(first)
     second, restored = listing(context, site, 51)
-    assert restored == [len(ENTRIES)]
+    assert restored == [len(ENTRIES)] and python_worker(second).evaluate(VIEW_USED) == []
     assert listed(second) == shown
 
     late = full_run("run-late", start=9_000.0, grounded={"C05"})
-    import_run(second, tmp_path, late, "late")
+    second.evaluate(ADD_ROWS, [{"json": json.dumps(entry)} for entry in late])  # another writer: the view is stale
     third, restored = listing(context, site, 52)
     assert restored == [len(ENTRIES)]  # the kept read, and the twenty records after it read on top
+    assert python_worker(third).evaluate(VIEW_USED) == []
     now = listed(third)
     assert now == {**shown, "run-late": now["run-late"]}
     assert {run: text.split()[0] for run, text in now.items()} == reported(third, tmp_path)
@@ -69,11 +97,13 @@ def test_an_unusable_kept_read_is_replaced_by_a_full_read(context, site, tmp_pat
     good = first.evaluate(STORED, "audit-log")
     first.evaluate(SNAPSHOT_DB % damage, "audit-log")
     assert first.evaluate(STORED, "audit-log") != good
+    without_view(first)
 
     fallback, restored = listing(context, site, 51)
     assert restored == []
     assert listed(fallback) == shown
     assert kept(fallback, "audit-log")["key"] == good["key"]  # kept again by the tab that read it all
 
+    without_view(fallback)
     _, restored = listing(context, site, 51)
     assert restored == [len(ENTRIES)]

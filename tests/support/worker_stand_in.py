@@ -24,11 +24,13 @@ class WorkerStandIn:
         self.fail: Exception | None = None
         self.respond = None
         self.kept: bytes | None = None  # the kept read of the audit log (snapshot-store.mjs)
+        self.kept_opening: bytes | None = None  # the evaluation page's kept opening view
         self.marks: list[tuple[str, object]] = []
         self.worker = types.SimpleNamespace(
             cancel_requested=lambda: self.cancel, new_signal=lambda ms: self.signals.append(ms) or "signal",
             emit=lambda text: self.events.append(json.loads(text)), acquire_lock=self.acquire_lock,
-            kept_log=self.kept_log, keep_log=self.keep_log, mark=lambda name, detail: self.marks.append((name, detail)))
+            kept_log=self.kept_log, keep_log=self.keep_log, kept_view=self.kept_view, keep_view=self.keep_view,
+            mark=lambda name, detail: self.marks.append((name, detail)))
         self.store = types.SimpleNamespace(append=self.append, readFrom=self.read_from)
         self.pyodide = types.ModuleType("pyodide")
         self.http = types.ModuleType("pyodide.http")
@@ -59,6 +61,12 @@ class WorkerStandIn:
 
     def keep_log(self, data: bytes) -> None:
         self.kept = data
+
+    async def kept_view(self):
+        return None if self.kept_opening is None else types.SimpleNamespace(to_bytes=lambda: self.kept_opening)
+
+    def keep_view(self, data: bytes) -> None:
+        self.kept_opening = data
 
     async def pyfetch(self, url: str, **kwargs):
         if self.fail is not None:

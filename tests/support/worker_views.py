@@ -6,7 +6,7 @@ import json
 
 from live_call import run_async
 from pyapp import browser
-from pyapp.browser import log_cache
+from pyapp.browser import log_cache, opening_view
 
 # Records a log can hold that are no entry: each is skipped and counted, and none stops the page.
 CORRUPT_RECORDS = [
@@ -34,6 +34,7 @@ def counting(monkeypatch, module, name: str) -> list:
 def fresh_views(monkeypatch, run_ids: list[str]) -> dict:
     """The same, from a worker that has read nothing yet (a new tab)."""
     monkeypatch.setattr(log_cache, "LOG", log_cache.LogCache())
+    monkeypatch.setattr(opening_view, "VIEW", opening_view.OpeningView())
     log_cache.grader.cache_clear()
     return views(run_ids)
 

@@ -343,6 +343,7 @@ async function refreshRuns() {
   fillRunSelects();
   await showConfigurations();
   if (overview.runs.length) await showRunDetail(overview.runs[0].run_id);
+  await offerOwnSet();
 }
 
 async function compare() {
@@ -613,19 +614,24 @@ $("show-agreement").addEventListener("click", async () => {
 });
 $("set-select").addEventListener("change", () => { showSet($("set-select").value); showEstimate(); });
 
-// The visitor's own cases (DR-009) join the set choice once they hold a case, labelled as theirs.
+// The visitor's own cases (DR-009) join the set choice once they hold a case, labelled as theirs. Asked
+// again with the runs: an import or another tab may have added cases.
 async function offerOwnSet() {
   const mine = await python.call("own_set");
+  const chosen = $("set-select").value;
+  for (const old of [...$("set-select").options, ...$("set-guidance").children]) {
+    if (old.dataset.own) old.remove();
+  }
   if (!mine) return;
   $("set-select").append(element("option", mine.option, { value: mine.eval_set_version, "data-own": "true" }));
   $("set-guidance").append(element("li", mine.text, { "data-set": mine.eval_set_version, "data-own": "true" }));
+  if (chosen === mine.eval_set_version) $("set-select").value = chosen;
 }
 
 python.ready.then(async () => {
   // The runs first: the worker answers one call at a time, and the set's table is already on the page (DR-006).
   await refreshRuns();
   showRubric(await python.call("rubric"));
-  await offerOwnSet();
   await Promise.all([showSet(), showEstimate()]);
   document.body.dataset.evalReady = "true";
 }).catch(() => {});

@@ -1,14 +1,17 @@
 // What this browser keeps so a later visit can skip work, in IndexedDB: Python's memory snapshot,
-// restored instead of starting an interpreter (DR-002), and the worker's read of the audit log, so a
-// reopened page need not read it again (DR-006). One record of each, under the key of the build that
-// made it; the bytes gzipped (the 31 MB snapshot becomes about 5 MB), so the CRC of gzip also
-// catches a damaged record. Its own database: the audit log's schema stays as it is.
+// restored instead of starting an interpreter (DR-002), and the worker's read of the audit log and the
+// evaluation page's opening view, so a reopened page need not read the log again (DR-006). One record
+// of each, under the key of the build that made it; the bytes gzipped (the 31 MB snapshot becomes
+// about 5 MB), so the CRC of gzip also catches a damaged record. Its own database: the audit log's
+// schema stays as it is.
 
 const DB_NAME = "kd-tree-explorer-snapshot";
 const STORE = "snapshot";
-/** The records kept: Python's memory snapshot and the worker's read of the audit log. */
+/** The records kept: Python's memory snapshot, the worker's read of the audit log and the evaluation
+ * page's opening view (pyapp.browser.opening_view). */
 export const PYTHON = "python";
 export const AUDIT_LOG = "audit-log";
+export const AUDIT_VIEW = "audit-view";
 
 /** Whether this browser can keep a snapshot: IndexedDB and the compression streams. */
 export const supported = typeof indexedDB !== "undefined" && typeof CompressionStream !== "undefined" &&

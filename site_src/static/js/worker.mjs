@@ -140,6 +140,24 @@ async function makeSnapshot({ pyapp, wheels }) {
   }
 }
 
+/** A record the worker kept under `key` (snapshot-store.mjs): its bytes, or undefined when none is usable. */
+async function keptBytes(key, name) {
+  try {
+    const found = await snapshots.find(key, name);
+    return found ? await snapshots.bytes(found) : undefined;
+  } catch (error) {
+    console.warn(`The kept ${name} could not be used (${error.message}); reading the log.`);
+    await snapshots.remove(name).catch(() => {});
+    return undefined;
+  }
+}
+
+function keepBytes(key, name, bytes) {
+  void snapshots.write(key, name, bytes).catch((error) => {
+    console.warn(`The ${name} was not kept: ${error.message}`);
+  });
+}
+
 async function boot({ pyapp, wheels, snapshot }) {
   const { started, from, key } = await startPython([...wheels, pyapp], snapshot);
   pyodide = started;
@@ -155,21 +173,13 @@ async function boot({ pyapp, wheels, snapshot }) {
     }),
     new_signal: (timeoutMs) => AbortSignal.any([aborter.signal, AbortSignal.timeout(timeoutMs)]),
     mark: (name, detail) => void performance.mark(name, { detail }),
-    // The worker's read of the audit log, kept for this build (DR-006): its bytes, or undefined (None).
-    kept_log: async () => {
-      try {
-        const found = await snapshots.find(key, snapshots.AUDIT_LOG);
-        return found ? await snapshots.bytes(found) : undefined;
-      } catch (error) {
-        console.warn(`The kept read of the audit log could not be used (${error.message}); reading the log.`);
-        await snapshots.remove(snapshots.AUDIT_LOG).catch(() => {});
-        return undefined;
-      }
-    },
+    // The worker's read of the audit log and the evaluation page's opening view, kept for this build
+    // (DR-006): their bytes, or undefined (None).
+    kept_log: () => keptBytes(key, snapshots.AUDIT_LOG),
+    kept_view: () => keptBytes(key, snapshots.AUDIT_VIEW),
     // Compressed and stored in the background; Python does not wait for it.
-    keep_log: (bytes) => void snapshots.write(key, snapshots.AUDIT_LOG, bytes).catch((error) => {
-      console.warn(`The read of the audit log was not kept: ${error.message}`);
-    }),
+    keep_log: (bytes) => keepBytes(key, snapshots.AUDIT_LOG, bytes),
+    keep_view: (bytes) => keepBytes(key, snapshots.AUDIT_VIEW, bytes),
   });
   browser = pyodide.pyimport("pyapp.browser");
   if (from === "snapshot") browser.after_restore();
