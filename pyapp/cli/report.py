@@ -1,4 +1,5 @@
-"""``python -m pyapp report``: a run's numbers as the page shows them, or the runs by configuration (DR-006, DR-008)."""
+"""``python -m pyapp report``: a run's numbers as the page shows them, the runs by configuration, or the matrix of
+cases against runs (DR-006, DR-008)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import json
 
 from pyapp.cli.inputs import UsageError, read_runs
+from pyapp.presentation.case_matrix import case_matrix, format_case_matrix
 from pyapp.presentation.repeat_report import (
     configurations_report,
     format_configurations_report,
@@ -22,16 +24,25 @@ def add(sub: argparse._SubParsersAction) -> None:
                    help="print JSON: one report with --run, else a list of reports")
     p.add_argument("--configurations", action="store_true",
                    help="print only the runs grouped by configuration, with the figures of repeated runs")
+    p.add_argument("--matrix", action="store_true",
+                   help="print only the matrix of every case against every run, the runs grouped by configuration")
     p.set_defaults(run=run, parser=p)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.configurations and args.run_id:
-        raise UsageError("--configurations reports every run of the file; leave out --run")
+    if args.configurations and args.matrix:
+        raise UsageError("choose one of --configurations and --matrix")
+    for flag in ("configurations", "matrix"):
+        if getattr(args, flag) and args.run_id:
+            raise UsageError(f"--{flag} reports every run of the file; leave out --run")
     built = read_runs(args.export)
     runs = [built.run(args.run_id)] if args.run_id else list(built)
     if not runs:
         raise ValueError(f"{args.export} holds no runs")
+    if args.matrix:
+        matrix = case_matrix(runs)
+        print(json.dumps(matrix) if args.json else format_case_matrix(matrix))
+        return 0
     if args.configurations:
         grouped = configurations_report(runs)
         print(json.dumps(grouped) if args.json else format_configurations_report(grouped))

@@ -1,0 +1,154 @@
+"""Every case of every run at a glance: the case × run matrix of a log, as the page draws it and
+``python -m pyapp report LOG --matrix`` prints it (DR-008).
+
+One section per evaluation set (runs of different sets never share a case, DR-009), one row per case
+of the set in its order, one column per run, the runs grouped by configuration and oldest first, as
+:func:`pyapp.evaluation.configurations.group_runs` groups them. A run that belongs to no configuration
+has a column in a group of its own. A cell is the case's outcome in that run: its counted answer's
+outcome, or else its status (``run_report``'s ``cases``, cell for cell).
+
+A case is marked as flipped in a configuration when its counted answers there disagree: grounded in
+one run, not in another. The repeat figures (:func:`pyapp.evaluation.repeats.repeat_figures`) count
+flips among the cases answered in every run of the configuration only, so where a run left a case
+unanswered the matrix can mark more cases than the flip rate counts.
+
+Every cell has a letter as well as a name, so the page never tells outcomes apart by colour alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pyapp.core.vocabulary import CaseStatus, Outcome
+from pyapp.evaluation.configurations import group_runs
+from pyapp.evaluation.own_cases import set_label
+from pyapp.evaluation.repeats import verdict_table
+from pyapp.evaluation.runs import CaseResult, Run
+
+# A cell's name, its letter and what it says, in the order the legend lists them.
+CELLS = (
+    (Outcome.GROUNDED, "G", "grounded"),
+    (Outcome.NOT_GROUNDED, "N", "not grounded"),
+    (Outcome.MODEL_FAILURE, "M", "model failure"),
+    (CaseStatus.INFRA_FAILURE, "I", "infrastructure failure"),
+    (CaseStatus.STALE, "S", "stale input"),
+    (CaseStatus.CANCELLED, "C", "cancelled"),
+    (CaseStatus.NEVER_ASKED, "-", "not asked"),
+)
+LETTERS = {str(name): letter for name, letter, _ in CELLS}
+FLIPPED = "*"
+SHORT_ID_CHARS = 6
+
+
+def cell_of(result: CaseResult) -> str:
+    """The case's cell: the counted answer's outcome, or the case's status when nothing counted."""
+    return str(result.outcome) if result.status == CaseStatus.GRADED else str(result.status)
+
+
+def short_id(run_id: str) -> str:
+    """The end of a run's id, which tells runs apart (a new run's id ends in six random hex digits)."""
+    return run_id[-SHORT_ID_CHARS:]
+
+
+def run_names(runs: Sequence[Run]) -> dict[str, dict]:
+    """Each run's name wherever it is listed: its short id, its place among its configuration's runs
+    (None for a run of no configuration) and the two as one label, such as "a1b2c3 #2"."""
+    grouped = group_runs(runs)
+    names = {run_id: {"short": short_id(run_id), "ordinal": None, "label": f"{short_id(run_id)} (no configuration)"}
+             for run_id, _ in grouped.apart}
+    for group in grouped.groups:
+        for ordinal, run in enumerate(group.runs, start=1):
+            short = short_id(run.run_id)
+            names[run.run_id] = {"short": short, "ordinal": ordinal, "label": f"{short} #{ordinal}"}
+    return names
+
+
+def _group(runs: Sequence[Run], config_id: str | None, label: str, names: dict[str, dict]) -> dict:
+    table = verdict_table(runs)
+    flipping = [] if config_id is None else [
+        case_id for i, case_id in enumerate(table.case_ids) if {True, False} <= set(table.column(i))]
+    return {
+        "configuration": config_id,
+        "label": label,
+        "runs": [{"run_id": run.run_id, **names[run.run_id]} for run in runs],
+        "flipping": flipping,
+    }
+
+
+def case_matrix(runs: Sequence[Run]) -> dict:
+    """The matrix of ``runs`` (module doc), with the legend of its cells."""
+    grouped = group_runs(runs)
+    names = run_names(runs)
+    by_id = {run.run_id: run for run in runs}
+    groups_by_set: dict[str, list[tuple[dict, list[Run]]]] = {}
+    for group in grouped.groups:
+        config = group.configuration
+        found = _group(group.runs, config.id, config.label, names)
+        groups_by_set.setdefault(config.eval_set_version, []).append((found, list(group.runs)))
+    for run_id, reason in grouped.apart:
+        run = by_id[run_id]
+        found = _group([run], None, f"belongs to no configuration: {reason}", names)
+        groups_by_set.setdefault(run.eval_set_version, []).append((found, [run]))
+    sections = []
+    for version, groups in groups_by_set.items():
+        case_ids = [result.case_id for result in groups[0][1][0].cases]
+        rows = []
+        for index, case_id in enumerate(case_ids):
+            cells = [cell_of(run.cases[index]) for _, members in groups for run in members]
+            flipped = [group["configuration"] for group, _ in groups if case_id in group["flipping"]]
+            rows.append({"case_id": case_id, "cells": cells, "flipped_in": flipped})
+        sections.append({"eval_set_version": version, "set_label": set_label(version),
+                         "groups": [group for group, _ in groups], "rows": rows})
+    return {
+        "legend": [{"cell": str(name), "letter": letter, "text": text} for name, letter, text in CELLS],
+        "flipped": {"letter": FLIPPED, "text": "flipped between runs of one configuration"},
+        "sets": sections,
+    }
+
+
+def format_case_matrix(matrix: dict) -> str:
+    """The matrix as text for a terminal or a CI log: a letter per cell, the configurations named A, B, ...
+    and each run's column headed by its place in its configuration."""
+    legend = ", ".join(f"{item['letter']} {item['text']}" for item in matrix["legend"])
+    lines = [f"cases × runs: {legend}; {matrix['flipped']['letter']} {matrix['flipped']['text']}"]
+    for section in matrix["sets"]:
+        groups = section["groups"]
+        names = [_group_name(i) for i in range(len(groups))]
+        lines += ["", f"set {section['set_label']} ({len(section['rows'])} cases)"]
+        for name, group in zip(names, groups, strict=True):
+            config = f"{group['configuration']}  " if group["configuration"] else ""
+            runs = ", ".join(run["label"] for run in group["runs"])
+            lines.append(f"  {name}  {config}{group['label']}; runs {runs}")
+        heads = [[_ordinal(run) for run in group["runs"]] for group in groups]
+        width = max(len(head) for block in heads for head in block)
+        column = max(len(row["case_id"]) for row in section["rows"])
+        no_marks = [False] * len(groups)
+        titles = [[name] + [""] * (len(block) - 1) for name, block in zip(names, heads, strict=True)]
+        lines.append(_matrix_line("", column, width, titles, no_marks))
+        lines.append(_matrix_line("", column, width, heads, no_marks))
+        for row in section["rows"]:
+            cells = iter(row["cells"])
+            letters = [[LETTERS[next(cells)] for _ in group["runs"]] for group in groups]
+            marks = [group["configuration"] in row["flipped_in"] for group in groups]
+            lines.append(_matrix_line(row["case_id"], column, width, letters, marks))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _ordinal(run: dict) -> str:
+    return "--" if run["ordinal"] is None else f"#{run['ordinal']}"
+
+
+def _matrix_line(head: str, column: int, width: int, blocks: list[list[str]], marks: list[bool]) -> str:
+    parts = [" ".join(text.ljust(width) for text in block) + (" " + FLIPPED if mark else "  ")
+             for block, mark in zip(blocks, marks, strict=True)]
+    return f"  {head.ljust(column)}  " + "   ".join(parts)
+
+
+def _group_name(index: int) -> str:
+    """A, B, ..., Z, AA, AB, ...: a short name for a column group in text."""
+    name = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        name = chr(ord("A") + rest) + name
+    return name
