@@ -261,7 +261,7 @@ def profile(size: int) -> None:
     from pyapp.evaluation.rebuild import rebuild
     from pyapp.presentation.report import runs_overview
 
-    entries = synthetic_log(size)
+    entries = json.loads(json.dumps(synthetic_log(size)))  # as stored: plain strings, not the vocabulary's enums
     rebuild(entries[:40])
     profiler = cProfile.Profile()
     profiler.runcall(lambda: runs_overview(rebuild(entries)))
