@@ -1,14 +1,14 @@
 """The answers /ai-eval/ opens with, kept with the state of the log they were made from (DR-006).
 
-Opening the page asks the worker for the runs list, the configurations, the plans, the visitor's
-own set and the newest run's detail. Each answer is a function of the stored log and of this build
-alone. Once a worker has made all of them from one state of the log (how many records the store
-held, and its last record), it keeps them, as JSON, beside its kept read of the log and under the
-same build key. A new tab's worker answers those calls from them while it has read nothing yet and
-the store still ends with that record and holds that count, which one small read of the store
-tells. So a reopened page shows a log of any size without loading, rebuilding or grading it. Any
-other call reads the log as before (from the kept read, :mod:`pyapp.browser.log_cache`), and from
-then on every call does.
+Opening the page asks the worker for the runs list, the configurations, the matrix of cases against
+runs, the plans, the visitor's own set and the newest run's detail. Each answer is a function of the
+stored log and of this build alone. Once a worker has made all of them from one state of the log
+(how many records the store held, and its last record), it keeps them, as JSON, beside its kept read
+of the log and under the same build key. A new tab's worker answers those calls from them while it
+has read nothing yet and the store still ends with that record and holds that count, which one small
+read of the store tells. So a reopened page shows a log of any size without loading, rebuilding or
+grading it. Any other call reads the log as before (from the kept read,
+:mod:`pyapp.browser.log_cache`), and from then on every call does.
 
 It is kept only for logs of at least :data:`pyapp.auditlog.checkpoint.EVERY` records: below that,
 reading the log costs less than keeping the view.
@@ -24,7 +24,7 @@ from pyapp.browser import log_cache
 
 FORMAT = 1
 # The calls the page opens with (ai-eval.mjs), besides the newest run's detail.
-OPENING = ("eval_overview", "configurations", "plans", "own_set")
+OPENING = ("eval_overview", "configurations", "case_matrix", "plans", "own_set")
 NOT_KEPT = object()
 
 

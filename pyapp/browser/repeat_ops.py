@@ -1,5 +1,5 @@
-"""Operations on repeated runs (DR-008): configurations and their comparison, plans, baselines, and what
-runs cost."""
+"""Operations on repeated runs (DR-008): configurations and their comparison, the matrix of cases against runs,
+plans, baselines, and what runs cost."""
 
 from __future__ import annotations
 
@@ -18,6 +18,16 @@ async def configurations() -> dict:
     from pyapp.presentation.repeat_report import configurations_report
 
     return configurations_report(list((await log_cache.LOG.refresh()).runs().rebuilt().runs))
+
+
+@op
+@opening
+@over_the_log
+async def case_matrix(configuration: str | None = None) -> dict:
+    """Every case against the newest runs, of the log or of one configuration (DR-008)."""
+    from pyapp.presentation.case_matrix import page_matrix
+
+    return page_matrix(list((await log_cache.LOG.refresh()).runs().rebuilt().runs), configuration)
 
 
 @op

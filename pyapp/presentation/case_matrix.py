@@ -38,6 +38,8 @@ CELLS = (
 LETTERS = {str(name): letter for name, letter, _ in CELLS}
 FLIPPED = "*"
 SHORT_ID_CHARS = 6
+# The most runs the page draws at once: a matrix past this width is not read at a glance.
+PAGE_RUNS = 40
 
 
 def cell_of(result: CaseResult) -> str:
@@ -52,14 +54,16 @@ def short_id(run_id: str) -> str:
 
 def run_names(runs: Sequence[Run]) -> dict[str, dict]:
     """Each run's name wherever it is listed: its short id, its place among its configuration's runs
-    (None for a run of no configuration) and the two as one label, such as "a1b2c3 #2"."""
+    (None for a run of no configuration), the head of its column in the matrix ("#2") and a label such as
+    "a1b2c3 #2"."""
     grouped = group_runs(runs)
-    names = {run_id: {"short": short_id(run_id), "ordinal": None, "label": f"{short_id(run_id)} (no configuration)"}
-             for run_id, _ in grouped.apart}
+    names = {run_id: {"short": short_id(run_id), "ordinal": None, "column": "--",
+                      "label": f"{short_id(run_id)} (no configuration)"} for run_id, _ in grouped.apart}
     for group in grouped.groups:
         for ordinal, run in enumerate(group.runs, start=1):
             short = short_id(run.run_id)
-            names[run.run_id] = {"short": short, "ordinal": ordinal, "label": f"{short} #{ordinal}"}
+            names[run.run_id] = {"short": short, "ordinal": ordinal, "column": f"#{ordinal}",
+                                 "label": f"{short} #{ordinal}"}
     return names
 
 
@@ -91,6 +95,8 @@ def case_matrix(runs: Sequence[Run]) -> dict:
         groups_by_set.setdefault(run.eval_set_version, []).append((found, [run]))
     sections = []
     for version, groups in groups_by_set.items():
+        for index, (group, _) in enumerate(groups):
+            group["name"] = _group_name(index)
         case_ids = [result.case_id for result in groups[0][1][0].cases]
         rows = []
         for index, case_id in enumerate(case_ids):
@@ -106,24 +112,42 @@ def case_matrix(runs: Sequence[Run]) -> dict:
     }
 
 
+def page_matrix(runs: Sequence[Run], configuration: str | None = None) -> dict:
+    """The matrix the page draws: of every run, or of one configuration's (by id), at most the newest
+    :data:`PAGE_RUNS`, with a sentence saying which runs it shows."""
+    chosen = list(runs)
+    if configuration is not None:
+        chosen = list(group_runs(chosen).find(configuration).runs)
+    newest = {run.run_id for run in sorted(chosen, key=lambda run: run.started, reverse=True)[:PAGE_RUNS]}
+    shown = [run for run in chosen if run.run_id in newest]
+    of = "" if configuration is None else f" of configuration {configuration}"
+    if len(shown) < len(chosen):
+        note = (f"The newest {len(shown):,} of the {len(chosen):,} runs{of}; "
+                "python -m pyapp report LOG --matrix prints them all.")
+    elif shown:
+        note = f"The one run{of}." if len(shown) == 1 else f"All {len(shown):,} runs{of}."
+    else:
+        note = "No runs yet."
+    return {**case_matrix(shown), "note": note, "configuration": configuration}
+
+
 def format_case_matrix(matrix: dict) -> str:
-    """The matrix as text for a terminal or a CI log: a letter per cell, the configurations named A, B, ...
+    """The matrix as text for a terminal or a CI log: a letter per cell, the groups by their names (A, B, ...)
     and each run's column headed by its place in its configuration."""
     legend = ", ".join(f"{item['letter']} {item['text']}" for item in matrix["legend"])
     lines = [f"cases × runs: {legend}; {matrix['flipped']['letter']} {matrix['flipped']['text']}"]
     for section in matrix["sets"]:
         groups = section["groups"]
-        names = [_group_name(i) for i in range(len(groups))]
         lines += ["", f"set {section['set_label']} ({len(section['rows'])} cases)"]
-        for name, group in zip(names, groups, strict=True):
+        for group in groups:
             config = f"{group['configuration']}  " if group["configuration"] else ""
             runs = ", ".join(run["label"] for run in group["runs"])
-            lines.append(f"  {name}  {config}{group['label']}; runs {runs}")
-        heads = [[_ordinal(run) for run in group["runs"]] for group in groups]
+            lines.append(f"  {group['name']}  {config}{group['label']}; runs {runs}")
+        heads = [[run["column"] for run in group["runs"]] for group in groups]
         width = max(len(head) for block in heads for head in block)
         column = max(len(row["case_id"]) for row in section["rows"])
         no_marks = [False] * len(groups)
-        titles = [[name] + [""] * (len(block) - 1) for name, block in zip(names, heads, strict=True)]
+        titles = [[group["name"]] + [""] * (len(group["runs"]) - 1) for group in groups]
         lines.append(_matrix_line("", column, width, titles, no_marks))
         lines.append(_matrix_line("", column, width, heads, no_marks))
         for row in section["rows"]:
@@ -134,10 +158,6 @@ def format_case_matrix(matrix: dict) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def _ordinal(run: dict) -> str:
-    return "--" if run["ordinal"] is None else f"#{run['ordinal']}"
-
-
 def _matrix_line(head: str, column: int, width: int, blocks: list[list[str]], marks: list[bool]) -> str:
     parts = [" ".join(text.ljust(width) for text in block) + (" " + FLIPPED if mark else "  ")
              for block, mark in zip(blocks, marks, strict=True)]
@@ -145,7 +165,7 @@ def _matrix_line(head: str, column: int, width: int, blocks: list[list[str]], ma
 
 
 def _group_name(index: int) -> str:
-    """A, B, ..., Z, AA, AB, ...: a short name for a column group in text."""
+    """A, B, ..., Z, AA, AB, ...: a short name for a group of columns."""
     name = ""
     index += 1
     while index:

@@ -25,7 +25,7 @@ ENTRIES = [entry for n in range(51)
            for entry in full_run(f"run-{n:02d}", start=100.0 * n, grounded={"C01", "C02", "C03"} if n % 3 else None)]
 RESTORED = "performance.getEntriesByName('audit-log-restored').map((mark) => mark.detail)"
 VIEW_USED = "performance.getEntriesByName('audit-view-used').map((mark) => mark.detail)"
-OPENING = ["eval_overview", "configurations", "plans", "run_detail", "own_set"]
+OPENING = ["eval_overview", "configurations", "plans", "case_matrix", "run_detail", "own_set"]
 
 
 def listing(context, site, runs: int):

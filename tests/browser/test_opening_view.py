@@ -41,7 +41,7 @@ def new_tab(monkeypatch) -> None:
 def opening() -> dict:
     """The calls /ai-eval/ opens with (ai-eval.mjs), in its order, and their answers."""
     answers = {"overview": handle("eval_overview"), "configurations": handle("configurations"),
-               "plans": handle("plans")}
+               "plans": handle("plans"), "matrix": handle("case_matrix")}
     runs = answers["overview"]["runs"]
     answers["detail"] = handle("run_detail", run_id=runs[0]["run_id"]) if runs else None
     answers["own set"] = handle("own_set")
@@ -93,7 +93,7 @@ def test_a_new_tab_opens_from_the_kept_view_reading_nothing_and_shows_what_a_ful
     worker.marks.clear()
     texts = counting(monkeypatch, strict_json, "loads")
     again = opening()
-    assert used(worker) == ["eval_overview", "configurations", "plans", "run_detail", "own_set"]
+    assert used(worker) == ["eval_overview", "configurations", "plans", "case_matrix", "run_detail", "own_set"]
     assert texts == [] and ("audit-log-restored", len(worker.stored)) not in worker.marks, "nothing read or graded"
     assert again == first == full_read(worker, monkeypatch)
 
@@ -150,4 +150,4 @@ def test_a_log_below_the_checkpoint_size_keeps_no_view(worker, monkeypatch):
     store(worker, full_run("run-b", start=100.0))
     opening()
     view = json.loads(worker.kept_opening)
-    assert view["records"] == 40 and len(view["answers"]) == 5
+    assert view["records"] == 40 and len(view["answers"]) == 6

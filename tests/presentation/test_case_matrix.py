@@ -7,35 +7,27 @@ import json
 
 import pytest
 
-from designed_logs import entries_with_designed_flips
-from eval_helpers import OTHER_SETTINGS, call, cancel, full_run
+from designed_logs import LARGE_IDS, eighty_by_ten, entries_for_the_matrix
+from eval_helpers import full_run
 from pyapp.cli.main import main
 from pyapp.evaluation.evalset import FIXED_SETS, LARGE_SET_VERSION
 from pyapp.evaluation.rebuild import rebuild
-from pyapp.presentation.case_matrix import CELLS, LETTERS, case_matrix, format_case_matrix, run_names, short_id
-
-LARGE_IDS = list(FIXED_SETS.case_ids(LARGE_SET_VERSION))
-
-
-def varied_log() -> list[dict]:
-    """Designed flips in two configurations (3 and 2 runs), a run of no configuration, and in one more
-    run of the first configuration every other cell: model failure, infrastructure failure, stale,
-    cancelled and never asked. Plus two runs of the 80-case set."""
-    entries = entries_with_designed_flips()
-    entries += full_run("run-20261206-120000-c0ffee", set(FIXED_SETS.case_ids()[:12]), start=600,
-                        failing={"C13": "model_failure"})[:14]
-    entries += [call("run-20261206-120000-c0ffee", "C15", outcome="infrastructure_failure", time=640),
-                call("run-20261206-120000-c0ffee", "C16", prompt_hash="e" * 64, time=641),
-                cancel("run-20261206-120000-c0ffee", "C17", time=642)]
-    entries += full_run("big1", set(LARGE_IDS[:70]), start=700, version=LARGE_SET_VERSION)
-    entries += full_run("big2", set(LARGE_IDS[:60]) | set(LARGE_IDS[65:72]), start=900, version=LARGE_SET_VERSION)
-    return entries
+from pyapp.presentation.case_matrix import (
+    CELLS,
+    LETTERS,
+    PAGE_RUNS,
+    case_matrix,
+    format_case_matrix,
+    page_matrix,
+    run_names,
+    short_id,
+)
 
 
 @pytest.fixture(scope="module")
 def log_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("matrix") / "log.jsonl"
-    path.write_text("".join(json.dumps(entry) + "\n" for entry in varied_log()), encoding="utf-8")
+    path.write_text("".join(json.dumps(entry) + "\n" for entry in entries_for_the_matrix()), encoding="utf-8")
     return path
 
 
@@ -63,7 +55,7 @@ def test_every_cell_is_the_outcome_report_json_gives_that_case_in_that_run(capsy
 
 
 def test_runs_are_grouped_by_configuration_oldest_first_and_sets_apart():
-    matrix = case_matrix(list(rebuild(varied_log())))
+    matrix = case_matrix(list(rebuild(entries_for_the_matrix())))
     fixed, large = matrix["sets"]
     assert [[run["run_id"] for run in g["runs"]] for g in fixed["groups"]] == [
         ["x1", "x2", "x3", "run-20261206-120000-c0ffee"], ["y1", "y2"], ["mixed"]]
@@ -74,7 +66,7 @@ def test_runs_are_grouped_by_configuration_oldest_first_and_sets_apart():
 
 
 def test_flips_are_marked_in_the_configuration_where_answers_disagree():
-    matrix = case_matrix(list(rebuild(varied_log())))
+    matrix = case_matrix(list(rebuild(entries_for_the_matrix())))
     fixed, large = matrix["sets"]
     x, y, apart = (g["configuration"] for g in fixed["groups"])
     flipped = {row["case_id"]: row["flipped_in"] for row in fixed["rows"] if row["flipped_in"]}
@@ -86,17 +78,18 @@ def test_flips_are_marked_in_the_configuration_where_answers_disagree():
 
 
 def test_runs_are_named_by_short_id_and_place_in_their_configuration():
-    names = run_names(list(rebuild(varied_log())))
-    assert names["run-20261206-120000-c0ffee"] == {"short": "c0ffee", "ordinal": 4, "label": "c0ffee #4"}
+    names = run_names(list(rebuild(entries_for_the_matrix())))
+    assert names["run-20261206-120000-c0ffee"] == {"short": "c0ffee", "ordinal": 4, "column": "#4",
+                                                   "label": "c0ffee #4"}
     assert names["y2"]["label"] == "y2 #2" and names["big2"]["ordinal"] == 2
-    assert names["mixed"] == {"short": "mixed", "ordinal": None, "label": "mixed (no configuration)"}
+    assert names["mixed"] == {"short": "mixed", "ordinal": None, "column": "--", "label": "mixed (no configuration)"}
     assert short_id("run-20261206-031330-a1b2c3") == "a1b2c3"
 
 
 def test_the_text_has_a_letter_per_cell_and_a_mark_per_flip(capsys, log_file):
     assert main(["report", str(log_file), "--matrix"]) == 0
     text = capsys.readouterr().out
-    matrix = case_matrix(list(rebuild(varied_log())))
+    matrix = case_matrix(list(rebuild(entries_for_the_matrix())))
     assert text.rstrip("\n") == format_case_matrix(matrix)
     assert len(set(LETTERS.values())) == len(CELLS)
     lines = text.splitlines()
@@ -121,12 +114,18 @@ def test_the_matrix_takes_every_run_and_no_other_view(capsys, log_file, flags):
 
 
 def test_eighty_cases_by_ten_runs_fit_a_line_of_a_terminal():
-    entries = []
-    for i in range(10):
-        settings = OTHER_SETTINGS if i >= 5 else None
-        entries += full_run(f"run-20261206-1200{i:02d}-aaaa{i:02d}", set(LARGE_IDS[i:]), start=100 * i,
-                            version=LARGE_SET_VERSION, settings=settings)
-    text = format_case_matrix(case_matrix(list(rebuild(entries))))
+    text = format_case_matrix(case_matrix(list(rebuild(eighty_by_ten()))))
     rows = [line for line in text.splitlines() if line.split()[:1] and line.split()[0] in LARGE_IDS]
     assert len(rows) == 80
     assert max(len(line) for line in rows) <= 80
+
+
+def test_the_page_draws_the_newest_forty_runs_and_says_so():
+    runs = list(rebuild([entry for i in range(PAGE_RUNS + 2) for entry in full_run(f"r{i:02d}", start=100 * i)]))
+    drawn = page_matrix(runs)
+    columns = [run["run_id"] for section in drawn["sets"] for group in section["groups"] for run in group["runs"]]
+    assert columns == [f"r{i:02d}" for i in range(2, PAGE_RUNS + 2)]
+    assert drawn["note"] == ("The newest 40 of the 42 runs; python -m pyapp report LOG --matrix prints them all.")
+    config = drawn["sets"][0]["groups"][0]["configuration"]
+    assert page_matrix(runs[:3], config)["note"] == f"All 3 runs of configuration {config}."
+    assert page_matrix(runs[:1])["note"] == "The one run." and page_matrix([])["note"] == "No runs yet."

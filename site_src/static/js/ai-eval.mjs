@@ -217,10 +217,11 @@ async function showConfigurations() {
   $("configs-message").textContent = grouped.configurations.length
     ? `${grouped.configurations.length} configurations.` : "No runs yet.";
   const options = grouped.configurations.map((g) => [g.id, `${g.id} · ${g.label} · ${g.k} runs`]);
-  for (const id of ["config-x", "config-y", "diff-config"]) {
+  for (const id of ["config-x", "config-y", "diff-config", "matrix-scope"]) {
     const select = $(id);
     const keep = select.value;
-    select.replaceChildren(...options.map(([value, label]) => element("option", label, { value })));
+    const first = id === "matrix-scope" ? [["", "every run"]] : [];
+    select.replaceChildren(...[...first, ...options].map(([value, label]) => element("option", label, { value })));
     if ([...select.options].some((o) => o.value === keep)) select.value = keep;
   }
   if (options.length > 1 && $("config-x").value === $("config-y").value) $("config-y").selectedIndex = 1;
@@ -233,6 +234,110 @@ async function showConfigurations() {
     select.value = [...select.options].some((o) => o.value === keep) ? keep : fallback;
   }
   await showPlans();
+}
+
+// The matrix of cases against runs (pyapp.presentation.case_matrix): pyapp names every cell and group, this
+// places them in a grid the arrow keys move through (one cell in the tab order, the last one focused).
+async function showMatrix() {
+  const scope = $("matrix-scope").value;
+  const matrix = await python.call("case_matrix", scope ? { configuration: scope } : {});
+  const legend = Object.fromEntries(matrix.legend.map((item) => [item.cell, item]));
+  $("matrix-legend").replaceChildren(...matrix.legend.map((item) => {
+    const entry = element("li");
+    entry.append(element("span", item.letter, { class: `cell cell-${item.cell}`, "aria-hidden": "true" }), ` ${item.text}`);
+    return entry;
+  }));
+  $("matrix-note").textContent = matrix.note;
+  $("case-matrix").replaceChildren(...matrix.sets.flatMap((section) => matrixSection(section, legend)));
+}
+
+function matrixSection(section, legend) {
+  const heading = element("h3", `Set ${section.set_label}`, { id: `matrix-${section.eval_set_version}` });
+  const groups = element("ul", null, { class: "matrix-groups" });
+  for (const group of section.groups) {
+    const config = group.configuration ? `${group.configuration} · ` : "";
+    groups.append(element("li", `${group.name}: ${config}${group.label}; runs ${group.runs.map((r) => r.label).join(", ")}`));
+  }
+  const grid = element("table", null, { class: "case-matrix", role: "grid", "aria-labelledby": heading.id,
+    "data-set": section.eval_set_version });
+  const head = grid.createTHead();
+  const top = head.insertRow();
+  top.append(element("td"));
+  for (const group of section.groups) {
+    top.append(element("th", group.name, { scope: "colgroup", colspan: String(group.runs.length), title: group.label }));
+  }
+  top.append(element("td"));
+  const columns = head.insertRow();
+  columns.append(element("th", "Case", { scope: "col" }));
+  for (const group of section.groups) {
+    for (const run of group.runs) columns.append(element("th", run.column, { scope: "col", title: run.label, "data-run": run.run_id }));
+  }
+  columns.append(element("th", "Flipped in", { scope: "col" }));
+  const runs = section.groups.flatMap((group) => group.runs);
+  const named = Object.fromEntries(section.groups.map((group) => [group.configuration, group.name]));
+  const body = grid.createTBody();
+  for (const caseRow of section.rows) {
+    const tr = body.insertRow();
+    tr.append(element("th", caseRow.case_id, { scope: "row" }));
+    caseRow.cells.forEach((cell, i) => {
+      const td = element("td", null, { class: `cell cell-${cell}`, role: "gridcell", tabindex: "-1",
+        "data-cell": cell, "data-run": runs[i].run_id, "data-case": caseRow.case_id });
+      td.append(element("span", legend[cell].letter, { "aria-hidden": "true" }),
+        element("span", `${runs[i].label}: ${legend[cell].text}`, { class: "visually-hidden" }));
+      tr.append(td);
+    });
+    tr.append(element("td", caseRow.flipped_in.map((id) => named[id]).join(" "), { class: "flipped" }));
+  }
+  const first = grid.querySelector("td.cell");
+  if (first) first.tabIndex = 0;
+  grid.addEventListener("keydown", moveInGrid);
+  grid.addEventListener("click", (event) => {
+    const cell = event.target.closest("td.cell");
+    if (cell) void openCell(focusCell(grid, cell));
+  });
+  const wrap = element("div", null, { class: "table-wrap matrix-wrap" });
+  wrap.append(grid);
+  return [heading, groups, wrap];
+}
+
+function focusCell(grid, cell) {
+  for (const other of grid.querySelectorAll("td.cell[tabindex='0']")) other.tabIndex = -1;
+  cell.tabIndex = 0;
+  cell.focus();
+  return cell;
+}
+
+function moveInGrid(event) {
+  const cell = event.target.closest("td.cell");
+  if (!cell) return;
+  if (event.key === "Enter" || event.key === " ") {
+    event.preventDefault();
+    void openCell(cell);
+    return;
+  }
+  const rows = [...event.currentTarget.tBodies[0].rows];
+  const cellsOf = (tr) => [...tr.querySelectorAll("td.cell")];
+  const r = rows.indexOf(cell.parentElement);
+  const c = cellsOf(rows[r]).indexOf(cell);
+  const last = cellsOf(rows[r]).length - 1;
+  const to = { ArrowRight: [r, c + 1], ArrowLeft: [r, c - 1], ArrowDown: [r + 1, c], ArrowUp: [r - 1, c],
+    PageDown: [r + 10, c], PageUp: [r - 10, c],
+    Home: event.ctrlKey ? [0, 0] : [r, 0], End: event.ctrlKey ? [rows.length - 1, last] : [r, last] }[event.key];
+  if (!to) return;
+  event.preventDefault();
+  const row = Math.max(0, Math.min(rows.length - 1, to[0]));
+  focusCell(event.currentTarget, cellsOf(rows[row])[Math.max(0, Math.min(last, to[1]))]);
+}
+
+// A cell opens its run's detail with the case's row marked and focused.
+async function openCell(cell) {
+  await showRunDetail(cell.dataset.run);
+  const row = [...$("case-table").tBodies[0].rows].find((tr) => tr.cells[0].textContent === cell.dataset.case);
+  if (!row) return;
+  $("run-detail").dataset.case = cell.dataset.case;
+  row.setAttribute("aria-current", "true");
+  row.tabIndex = -1;
+  row.focus();
 }
 
 async function showPlans() {
@@ -342,6 +447,7 @@ async function refreshRuns() {
   drawRates(overview.runs, overview.rate_ticks);
   fillRunSelects();
   await showConfigurations();
+  await showMatrix();
   if (overview.runs.length) await showRunDetail(overview.runs[0].run_id);
   await offerOwnSet();
 }
@@ -612,6 +718,7 @@ $("show-agreement").addEventListener("click", async () => {
     $("agreement-text").textContent = "";
   }
 });
+$("matrix-scope").addEventListener("change", showMatrix);
 $("set-select").addEventListener("change", () => { showSet($("set-select").value); showEstimate(); });
 
 // The visitor's own cases (DR-009) join the set choice once they hold a case, labelled as theirs. Asked
