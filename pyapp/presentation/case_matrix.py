@@ -3,7 +3,8 @@
 
 One section per evaluation set (runs of different sets never share a case, DR-009), one row per case
 of the set in its order, one column per run, the runs grouped by configuration and oldest first, as
-:func:`pyapp.evaluation.configurations.group_runs` groups them. A run that belongs to no configuration
+:func:`pyapp.evaluation.configurations.group_runs` groups them, each named as
+:mod:`pyapp.presentation.run_names` names it. A run that belongs to no configuration
 has a column in a group of its own. A cell is the case's outcome in that run: its counted answer's
 outcome, or else its status (``run_report``'s ``cases``, cell for cell).
 
@@ -24,6 +25,7 @@ from pyapp.evaluation.configurations import group_runs
 from pyapp.evaluation.own_cases import set_label
 from pyapp.evaluation.repeats import verdict_table
 from pyapp.evaluation.runs import CaseResult, Run
+from pyapp.presentation.run_names import run_names
 
 # A cell's name, its letter and what it says, in the order the legend lists them.
 CELLS = (
@@ -37,7 +39,6 @@ CELLS = (
 )
 LETTERS = {str(name): letter for name, letter, _ in CELLS}
 FLIPPED = "*"
-SHORT_ID_CHARS = 6
 # The most runs the page draws at once: a matrix past this width is not read at a glance.
 PAGE_RUNS = 40
 
@@ -45,26 +46,6 @@ PAGE_RUNS = 40
 def cell_of(result: CaseResult) -> str:
     """The case's cell: the counted answer's outcome, or the case's status when nothing counted."""
     return str(result.outcome) if result.status == CaseStatus.GRADED else str(result.status)
-
-
-def short_id(run_id: str) -> str:
-    """The end of a run's id, which tells runs apart (a new run's id ends in six random hex digits)."""
-    return run_id[-SHORT_ID_CHARS:]
-
-
-def run_names(runs: Sequence[Run]) -> dict[str, dict]:
-    """Each run's name wherever it is listed: its short id, its place among its configuration's runs
-    (None for a run of no configuration), the head of its column in the matrix ("#2") and a label such as
-    "a1b2c3 #2"."""
-    grouped = group_runs(runs)
-    names = {run_id: {"short": short_id(run_id), "ordinal": None, "column": "--",
-                      "label": f"{short_id(run_id)} (no configuration)"} for run_id, _ in grouped.apart}
-    for group in grouped.groups:
-        for ordinal, run in enumerate(group.runs, start=1):
-            short = short_id(run.run_id)
-            names[run.run_id] = {"short": short, "ordinal": ordinal, "column": f"#{ordinal}",
-                                 "label": f"{short} #{ordinal}"}
-    return names
 
 
 def _group(runs: Sequence[Run], config_id: str | None, label: str, names: dict[str, dict]) -> dict:
@@ -81,6 +62,7 @@ def _group(runs: Sequence[Run], config_id: str | None, label: str, names: dict[s
 
 def case_matrix(runs: Sequence[Run]) -> dict:
     """The matrix of ``runs`` (module doc), with the legend of its cells."""
+    runs = sorted(runs, key=lambda run: run.started)
     grouped = group_runs(runs)
     names = run_names(runs)
     by_id = {run.run_id: run for run in runs}

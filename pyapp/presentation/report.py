@@ -34,6 +34,7 @@ from pyapp.evaluation.stats import (
     bootstrap_median_ci,
     wilson,
 )
+from pyapp.presentation.run_names import run_names
 
 
 def _share_display(k: int, n: int, interval: list[float] | None) -> dict:
@@ -170,6 +171,7 @@ def runs_overview(runs: Sequence[Run]) -> list[dict]:
     Reading the shares grades every counted answer of every run listed.
     """
     rows = []
+    names = run_names(runs)
     for run in runs:
         outcomes = [c.outcome for c in run.graded]
         k, n = outcomes.count(Outcome.GROUNDED), len(outcomes)
@@ -177,6 +179,7 @@ def runs_overview(runs: Sequence[Run]) -> list[dict]:
         median = statistics.median(run.answer_latencies) if run.answer_latencies else None
         rows.append({
             "run_id": run.run_id,
+            "label": names[run.run_id]["label"],
             "eval_set_version": run.eval_set_version,
             "set_label": set_label(run.eval_set_version),
             "set_note": _set_note(run.eval_set_version),

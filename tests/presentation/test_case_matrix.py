@@ -19,9 +19,8 @@ from pyapp.presentation.case_matrix import (
     case_matrix,
     format_case_matrix,
     page_matrix,
-    run_names,
-    short_id,
 )
+from pyapp.presentation.run_names import run_names, short_id
 
 
 @pytest.fixture(scope="module")
