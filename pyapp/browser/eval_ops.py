@@ -1,5 +1,5 @@
-"""Operations of the evaluation page's runs: the sets, the runs list, a run's detail, two runs compared,
-and a run asked one call at a time (DR-006, DR-009)."""
+"""Operations of the evaluation page's runs: the sets, the runs list, a run's detail, one case of a run, two
+runs compared, and a run asked one call at a time (DR-006, DR-009)."""
 
 from __future__ import annotations
 
@@ -60,6 +60,16 @@ async def run_detail(run_id: str) -> dict:
     from pyapp.presentation.report import run_report
 
     return run_report((await log_cache.LOG.refresh()).runs().run(run_id))
+
+
+@op
+@over_the_log
+async def case_detail(run_id: str, case_id: str) -> dict:
+    """One case of one run, everything about it (the matrix's cells open it)."""
+    from pyapp.presentation.case_view import case_view
+
+    log = await log_cache.LOG.refresh()
+    return case_view(log.runs().run(run_id), case_id, log.entries)
 
 
 @op

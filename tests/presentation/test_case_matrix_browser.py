@@ -1,13 +1,18 @@
 """The matrix of cases against runs on /ai-eval/, in Chromium: every cell is the outcome ``report --json``
-gives for the page's own export, the arrow keys move through it, a cell opens its run at the case, and
-80 cases × 10 runs pass axe without the page scrolling sideways (DR-008)."""
+gives for the page's own export, the arrow keys move through it, a cell opens the case (its answer as
+text, its checks, the steps it cited with working explorer links, its call and ratings), the address
+brings the view back after a reload, and 80 cases × 10 runs pass axe without the page scrolling sideways
+(DR-008)."""
 
 from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from designed_logs import LARGE_IDS, eighty_by_ten, entries_for_the_matrix
-from eval_page import cli, export_json, open_eval
+from eval_helpers import call, rating
+from eval_page import KEY, cli, export_json, open_eval
 from page_checks import AXE, OVERFLOW, RUN_AXE
 from pyapp.evaluation.export import export_json as export_entries
 
@@ -76,11 +81,84 @@ def test_the_arrow_keys_move_through_the_grid_and_enter_opens_the_case(context, 
     assert page.evaluate(FOCUSED) == ["run-20261206-120000-c0ffee", "C11"]
     assert grid.locator("td.cell[tabindex='0']").count() == 1
     page.keyboard.press("Enter")
-    page.wait_for_selector("#run-detail[data-run='run-20261206-120000-c0ffee'][data-case='C11']")
-    assert page.evaluate("() => document.activeElement.cells[0].textContent") == "C11"
-    assert page.locator("#case-table tr[aria-current='true']").count() == 1
+    page.wait_for_selector("#case-view[data-run='run-20261206-120000-c0ffee'][data-case='C11']:not([hidden])")
+    assert page.evaluate("() => document.activeElement.id") == "case-view"
+    page.keyboard.press("ArrowDown")
+    page.wait_for_selector("#case-view[data-run='run-20261206-120000-c0ffee'][data-case='C12']")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector("#case-view[data-run='y1'][data-case='C12']")
+    page.keyboard.press("ArrowUp")
+    page.wait_for_selector("#case-view[data-run='y1'][data-case='C11']")
+    page.keyboard.press("Escape")
+    assert page.evaluate(FOCUSED) == ["y1", "C11"]
+    assert grid.locator("td.cell[tabindex='0']").count() == 1
     page.locator("#case-matrix td.cell[data-run='y2'][data-case='C19']").click()
+    page.wait_for_selector("#case-view[data-run='y2'][data-case='C19']")
+    page.click("#case-view-nav [data-go='run-detail']")
     page.wait_for_selector("#run-detail[data-run='y2'][data-case='C19']")
+    assert page.evaluate("() => document.activeElement.cells[0].textContent") == "C19"
+    assert page.locator("#case-table tr[aria-current='true']").count() == 1
+
+
+def test_a_cell_opens_the_answer_as_text_its_checks_cited_steps_call_and_ratings(context, site, tmp_path):
+    entries = entries_for_the_matrix()
+    counted = next(e for e in entries if e["run_id"] == "x2" and e["case_id"] == "C16" and e["type"] == "call")
+    markup = '<b>bold</b><img src="x"> {"walkthrough": '
+    entries += [rating(counted["id"], "ann", time=900.0, pruning=False),
+                call("html", "C01", outcome="model_failure", answer=markup, stop="end", time=901.0)]
+    page = open_eval(context, site)
+    import_log(page, tmp_path, entries, 8 * 20 + 2 * 80)
+    case = next(c for c in cli("report", str(export_json(page, tmp_path)), "--run", "x2", "--json")["cases"]
+                if c["case_id"] == "C16")
+    page.locator("#case-matrix td.cell[data-run='x2'][data-case='C16']").click()
+    page.wait_for_selector("#case-view[data-run='x2'][data-case='C16']:not([hidden])")
+    assert page.inner_text("#case-view-heading") == "C16 in run x2 #2: not grounded"
+    assert page.text_content("#case-answer") == counted["answer"]
+    rows = page.eval_on_selector_all("#case-checks tbody tr",
+                                     "trs => trs.map((tr) => [...tr.cells].map((c) => c.textContent))")
+    assert rows == [[c["name"], "pass" if c["passed"] else "FAIL", c["reason"]] for c in case["checks"]]
+    assert len(rows) == 5 and [row[1] for row in rows].count("FAIL") == 1
+    assert page.locator("#case-ratings li").all_inner_texts()[0].startswith("ann: ")
+    call_shown = dict(zip(page.locator("#case-call dt").all_inner_texts(),
+                          page.locator("#case-call dd").all_inner_texts(), strict=True))
+    assert call_shown["Tokens"] == "5,000 in, 600 out" and call_shown["Model asked"] == "anthropic claude-test-1"
+
+    cited = page.locator("#case-cited tbody tr")
+    assert cited.count() == 3
+    href = cited.nth(1).locator("a").get_attribute("href")
+    explorer = context.new_page()
+    explorer.goto(page.url.split("?")[0].removesuffix("ai-eval/") + href.removeprefix("../"))
+    explorer.wait_for_selector("body[data-explorer-ready='true']", timeout=90_000)
+    asked = parse_qs(urlsplit(href).query)
+    assert explorer.get_attribute("#step-caption", "data-step") == "2" and "step=2" in explorer.url
+    assert explorer.input_value("#order") == case["order"] == asked["order"][0]
+    assert [explorer.input_value("#lon"), explorer.input_value("#lat")] == [asked["lon"][0], asked["lat"][0]]
+
+    # An answer is text, never HTML: markup in it shows as it was written.
+    page.locator("#case-matrix td.cell[data-run='html'][data-case='C01']").click()
+    page.wait_for_selector("#case-view[data-run='html'][data-case='C01']")
+    assert page.text_content("#case-answer") == markup
+    assert page.locator("#case-answer *").count() == 0
+
+
+def test_the_address_brings_back_the_configuration_and_the_case_after_a_reload(context, site, tmp_path):
+    page = open_eval(context, site)
+    import_log(page, tmp_path, entries_for_the_matrix(), 7 * 20 + 2 * 80)
+    second = page.eval_on_selector("#matrix-scope", "s => s.options[2].value")
+    page.select_option("#matrix-scope", second)
+    page.wait_for_function("() => document.querySelectorAll('#case-matrix td.cell').length === 40")
+    page.locator("#case-matrix td.cell[data-run='y2'][data-case='C19']").click()
+    page.wait_for_selector("#case-view[data-run='y2'][data-case='C19']:not([hidden])")
+    heading = page.inner_text("#case-view-heading")
+    assert page.url.endswith(f"?configuration={second}&run=y2&case=C19") and KEY not in page.url
+    page.reload()
+    page.wait_for_selector("#case-view[data-run='y2'][data-case='C19']:not([hidden])", timeout=90_000)
+    assert page.input_value("#matrix-scope") == second
+    assert page.locator("#case-matrix td.cell").count() == 40
+    assert page.inner_text("#case-view-heading") == heading
+    page.goto(page.url.split("?")[0] + "?run=<b>x</b>&case=C01")  # not an id: ignored
+    page.wait_for_selector("body[data-eval-ready='true']", timeout=90_000)
+    assert page.locator("#case-view").is_hidden()
 
 
 def test_one_configuration_alone(context, site, tmp_path):

@@ -75,7 +75,7 @@ function drawRates(runs, ticks) {
   }
   runs.forEach((run, i) => {
     const y = rowHeight * i + rowHeight / 2;
-    svg("text", { x: 4, y: y + 4, class: "label" }, plot).textContent = `${run.run_id.slice(4, 19)} ${modelOf(run)}`;
+    svg("text", { x: 4, y: y + 4, class: "label" }, plot).textContent = `${run.label} ${modelOf(run)}`;
     if (!run.graded) return;
     const [low, high] = run.grounded_interval;
     svg("line", { x1: x(low), x2: x(high), y1: y, y2: y, class: "interval" }, plot);
@@ -145,7 +145,7 @@ async function showRunDetail(runId) {
 }
 
 function fillRunSelects() {
-  const options = overview.runs.map((run) => [run.run_id, `${run.run_id} · ${modelOf(run)}${run.set_note}`]);
+  const options = overview.runs.map((run) => [run.run_id, `${run.label} · ${modelOf(run)}${run.set_note}`]);
   for (const id of ["continue-select", "compare-a", "compare-b", "export-run", "rate-run"]) {
     const select = $(id);
     const keep = select.value;
@@ -281,7 +281,7 @@ function matrixSection(section, legend) {
     tr.append(element("th", caseRow.case_id, { scope: "row" }));
     caseRow.cells.forEach((cell, i) => {
       const td = element("td", null, { class: `cell cell-${cell}`, role: "gridcell", tabindex: "-1",
-        "data-cell": cell, "data-run": runs[i].run_id, "data-case": caseRow.case_id });
+        "data-cell": cell, "data-run": runs[i].run_id, "data-case": caseRow.case_id, "data-label": runs[i].label });
       td.append(element("span", legend[cell].letter, { "aria-hidden": "true" }),
         element("span", `${runs[i].label}: ${legend[cell].text}`, { class: "visually-hidden" }));
       tr.append(td);
@@ -329,15 +329,152 @@ function moveInGrid(event) {
   focusCell(event.currentTarget, cellsOf(rows[row])[Math.max(0, Math.min(last, to[1]))]);
 }
 
-// A cell opens its run's detail with the case's row marked and focused.
-async function openCell(cell) {
-  await showRunDetail(cell.dataset.run);
-  const row = [...$("case-table").tBodies[0].rows].find((tr) => tr.cells[0].textContent === cell.dataset.case);
+function openCell(cell) {
+  return openCase(cell.dataset.run, cell.dataset.case);
+}
+
+// The cell of (run, case) in the matrix as drawn, if it is there.
+const cellOf = (runId, caseId) =>
+  [...$("case-matrix").querySelectorAll("td.cell")].find((td) => td.dataset.run === runId && td.dataset.case === caseId);
+
+// One case of one run, everything about it (pyapp.presentation.case_view); the answer is placed as text.
+async function openCase(runId, caseId, { focus = true } = {}) {
+  let view;
+  try {
+    view = await python.call("case_detail", { run_id: runId, case_id: caseId });
+  } catch (error) {
+    $("matrix-note").textContent = error.message;
+    return;
+  }
+  const cell = cellOf(runId, caseId);
+  if (cell) {
+    const grid = cell.closest("table");
+    for (const other of grid.querySelectorAll("td.cell[tabindex='0']")) other.tabIndex = -1;
+    cell.tabIndex = 0;
+  }
+  const named = cell ? cell.dataset.label : runId;
+  const box = $("case-view");
+  box.dataset.run = runId;
+  box.dataset.case = caseId;
+  $("case-view-heading").textContent = `${caseId} in run ${named}: ${view.outcome_text}`;
+  const body = $("case-view-body");
+  body.replaceChildren();
+  const search = element("p", null, { id: "case-search" });
+  search.append(`${view.search.text}. ${view.search.why_it_matters} `,
+    element("a", "Open this search in the explorer", { href: `../explorer/?${view.search.explorer}`, id: "case-explorer" }));
+  body.append(search);
+  if (view.detail) body.append(element("p", view.detail, { class: "note" }));
+  if (view.checks.length) {
+    body.append(element("h4", "Checks"));
+    body.append(table("The checks of this answer", ["Check", "Verdict", "Reason"], view.checks.map((check) =>
+      [check.name, element("span", check.passed ? "pass" : "FAIL", { class: check.passed ? "check-pass" : "check-fail" }),
+        check.reason]), { id: "case-checks" }));
+  }
+  body.append(element("h4", view.counted ? "The answer" : "The answer (not counted)"));
+  body.append(element("pre", view.answer ?? "No answer.", { class: "prose-answer", id: "case-answer" }));
+  if (view.cited.length) {
+    body.append(element("h4", "Steps the answer cited"));
+    body.append(table("Steps the answer cited", ["Step", "Cited", "Sent in the prompt", "Explorer"], view.cited.map((step) =>
+      [step.step ?? "–", step.cited, step.sent ?? "not sent",
+        step.explorer ? element("a", `step ${step.step}`, { href: `../explorer/?${step.explorer}` }) : "–"]),
+    { id: "case-cited" }));
+  }
+  if (view.call) {
+    body.append(element("h4", "The call"));
+    body.append(figures([["Model asked", view.call.model], ["Model reported", view.call.model_reported],
+      ["Tokens", view.call.tokens], ["Answer latency", view.call.answer_ms], ["Total", view.call.total_ms],
+      ["Stop", view.call.stop], ["Logged", view.call.time]], { id: "case-call" }));
+  }
+  body.append(element("h4", `Ratings (${view.rubric_version})`));
+  if (view.ratings.length) {
+    const list = element("ul", null, { id: "case-ratings" });
+    for (const rating of view.ratings) {
+      list.append(element("li", `${rating.rater}: ${rating.answers.map((a) => `${a.question} ${a.answer}`).join(" ")}`));
+    }
+    body.append(list);
+  } else {
+    body.append(element("p", "No ratings of this answer yet.", { id: "case-ratings" }));
+  }
+  box.hidden = false;
+  box.dataset.previousCase = view.previous_case ?? "";
+  box.dataset.nextCase = view.next_case ?? "";
+  writeState();
+  if (focus) box.focus();
+}
+
+// From the case view: the case above or below, the same case in the run before or after (matrix order).
+function goFromCase(where) {
+  const box = $("case-view");
+  const { run, case: caseId } = box.dataset;
+  const cell = cellOf(run, caseId);
+  if (where === "matrix") {
+    if (cell) cell.focus();
+    return;
+  }
+  if (where === "run-detail") {
+    void showCaseInRun(run, caseId);
+    return;
+  }
+  if (where === "previous-case" || where === "next-case") {
+    const to = where === "previous-case" ? box.dataset.previousCase : box.dataset.nextCase;
+    if (to) void openCase(run, to);
+    return;
+  }
+  const row = cell ? [...cell.parentElement.querySelectorAll("td.cell")] : [];
+  const next = row[row.indexOf(cell) + (where === "next-run" ? 1 : -1)];
+  if (next) void openCase(next.dataset.run, caseId);
+}
+
+const CASE_KEYS = { ArrowUp: "previous-case", ArrowDown: "next-case", ArrowLeft: "previous-run",
+  ArrowRight: "next-run", Escape: "matrix" };
+$("case-view").addEventListener("keydown", (event) => {
+  const inNav = event.target === $("case-view") || event.target.closest("#case-view-nav");
+  if (!inNav || !(event.key in CASE_KEYS)) return;
+  event.preventDefault();
+  goFromCase(CASE_KEYS[event.key]);
+});
+$("case-view-nav").addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-go]");
+  if (button) goFromCase(button.dataset.go);
+});
+
+// The run's detail with the case's row marked and focused.
+async function showCaseInRun(runId, caseId) {
+  await showRunDetail(runId);
+  const row = [...$("case-table").tBodies[0].rows].find((tr) => tr.cells[0].textContent === caseId);
   if (!row) return;
-  $("run-detail").dataset.case = cell.dataset.case;
+  $("run-detail").dataset.case = caseId;
   row.setAttribute("aria-current", "true");
   row.tabIndex = -1;
   row.focus();
+}
+
+// What the address keeps (ids only, never a key or anything else from the log), so a reload or a shared
+// link opens the same view: the matrix's configuration and the open case.
+const ID = /^[A-Za-z0-9._:-]{1,100}$/;
+function writeState() {
+  const state = new URLSearchParams();
+  if ($("matrix-scope").value) state.set("configuration", $("matrix-scope").value);
+  if (!$("case-view").hidden) {
+    state.set("run", $("case-view").dataset.run);
+    state.set("case", $("case-view").dataset.case);
+  }
+  const query = state.toString();
+  history.replaceState(null, "", query ? `?${query}` : location.pathname);
+}
+
+async function restoreState() {
+  const state = new URLSearchParams(location.search);
+  const scope = state.get("configuration");
+  if (scope && ID.test(scope) && [...$("matrix-scope").options].some((o) => o.value === scope)) {
+    $("matrix-scope").value = scope;
+    await showMatrix();
+  }
+  const [run, caseId] = [state.get("run"), state.get("case")];
+  if (run && caseId && ID.test(run) && ID.test(caseId) && overview.runs.some((r) => r.run_id === run)) {
+    await openCase(run, caseId, { focus: false });
+    $("case-view").scrollIntoView({ block: "start" });
+  }
 }
 
 async function showPlans() {
@@ -436,7 +573,7 @@ async function refreshRuns() {
   const body = $("runs").tBodies[0];
   body.replaceChildren();
   for (const run of overview.runs) {
-    const link = element("button", run.run_id, { type: "button", class: "linkish" });
+    const link = element("button", run.label, { type: "button", class: "linkish", title: run.run_id });
     link.addEventListener("click", () => showRunDetail(run.run_id));
     row(body, [link, run.started.replace("T", " ").replace("Z", ""), `${modelOf(run)}${run.set_note}`,
       run.display.grounded_count, run.display.grounded_interval, run.display.median_latency,
@@ -718,7 +855,11 @@ $("show-agreement").addEventListener("click", async () => {
     $("agreement-text").textContent = "";
   }
 });
-$("matrix-scope").addEventListener("change", showMatrix);
+$("matrix-scope").addEventListener("change", async () => {
+  $("case-view").hidden = true;
+  await showMatrix();
+  writeState();
+});
 $("set-select").addEventListener("change", () => { showSet($("set-select").value); showEstimate(); });
 
 // The visitor's own cases (DR-009) join the set choice once they hold a case, labelled as theirs. Asked
@@ -738,6 +879,7 @@ async function offerOwnSet() {
 python.ready.then(async () => {
   // The runs first: the worker answers one call at a time, and the set's table is already on the page (DR-006).
   await refreshRuns();
+  await restoreState();
   showRubric(await python.call("rubric"));
   await Promise.all([showSet(), showEstimate()]);
   document.body.dataset.evalReady = "true";

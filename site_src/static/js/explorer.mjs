@@ -348,12 +348,15 @@ tree = preset.tree;
 drawTree();
 showSearch(preset.search);
 
-// Deep links (DR-010): ?order=…&kind=…&lon=…&lat=…[&radius=…] opens that search, and every search shown
-// writes its own, so the address can be shared. Python checks the values as for any other search.
-// Returns a sentence when the link asks for something the explorer does not offer.
+// Deep links (DR-010): ?order=…&kind=…&lon=…&lat=…[&radius=…][&step=…] opens that search (at that step of
+// its trace), and every search shown writes its own, so the address can be shared. Python checks the
+// values as for any other search. Returns a sentence when the link asks for something the explorer does
+// not offer.
+let linkStep = null;
 function openLink() {
   const link = new URLSearchParams(location.search);
   if (!link.has("lon") && !link.has("lat")) return null;
+  linkStep = /^[1-9][0-9]{0,5}$/.test(link.get("step") ?? "") ? Number(link.get("step")) : null;
   const kind = link.get("kind") === "radius" ? `radius:${link.get("radius")}` : link.get("kind");
   const unknown = [["order", link.get("order")], ["kind", kind]].filter(([id, value]) => {
     const known = [...$(id).options].some((option) => option.value === value);
@@ -378,6 +381,12 @@ python.ready.then(async () => {
   pythonReady = true;
   const linkProblem = openLink();
   await loadTree();
+  if (linkStep !== null) {
+    showStep(linkStep);
+    const link = new URLSearchParams(location.search);
+    link.set("step", current);
+    history.replaceState(null, "", `?${link}`);
+  }
   if (linkProblem) $("query-message").textContent = linkProblem;
   document.body.dataset.explorerReady = "true";
 }).catch(() => {});
