@@ -190,6 +190,54 @@ def test_full_run_is_logged_survives_a_reload_and_is_rebuilt_with_the_same_numbe
     assert not [line for line in page.console or [] if KEY in line]
 
 
+def one_wrong_reply(body: dict) -> dict:
+    """A faithful reply, except that C03's answer counts one node too many."""
+    reply = faithful_reply(body)
+    if PROMPT_CASE[body["messages"][-1]["content"]] == "C03":
+        message = reply["choices"][0]["message"]
+        claims = json.loads(message["content"])
+        claims["nodes_visited"] += 1
+        message["content"] = json.dumps(claims)
+    return reply
+
+
+# Key presses as the grid and the case view receive them (focus first, then keydown events in turn).
+PRESS = """([selector, keys]) => {
+  if (selector) document.querySelector(selector).focus();
+  for (const key of keys) {
+    document.activeElement.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true }));
+  }
+}"""
+CELLS = "() => [...document.querySelectorAll('#case-matrix td.cell')].map((td) => [td.dataset.case, td.dataset.cell])"
+
+
+def test_the_matrix_and_a_case_read_alike_and_the_address_reopens_the_case(page, fresh_site):
+    with FakeProvider(one_wrong_reply) as fake:
+        open_eval(page, fresh_site, fake)
+        page.click("#start-run")
+        wait_run_end(page)
+    calls = {entry["case_id"]: entry for entry in logged_calls(page)}
+    run_id = calls["C01"]["run_id"]
+    page.wait_for("#case-matrix td.cell")
+    cells = page.evaluate(CELLS)
+    assert cells == [[case_id, calls[case_id]["outcome"]] for case_id in FIXED_SETS.case_ids()]
+    assert dict(cells)["C03"] == "not_grounded" and dict(cells)["C02"] == "grounded"
+
+    page.evaluate(PRESS, ["#case-matrix td.cell", ["ArrowDown", "ArrowDown", "Enter"]])
+    page.wait_for("#case-view[data-case='C03']:not([hidden])")
+    assert page.evaluate("() => document.querySelector('#case-answer').textContent") == calls["C03"]["answer"]
+    verdicts = page.evaluate("() => [...document.querySelectorAll('#case-checks tbody tr')]"
+                             ".map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent])")
+    assert len(verdicts) == 5 and [name for name, verdict in verdicts if verdict == "FAIL"] == ["nodes_visited"]
+    assert "step=" in page.attribute("#case-cited a", "href")
+    page.evaluate(PRESS, [None, ["ArrowUp"]])
+    page.wait_for("#case-view[data-case='C02']")
+
+    page.goto(fresh_site.url + f"ai-eval/?run={run_id}&case=C03")
+    page.wait_for("#case-view[data-case='C03']:not([hidden])")
+    assert page.text("#case-view-heading").startswith("C03 in run ")
+
+
 def test_second_window_is_refused_the_run_that_is_running(page, engine, fresh_site):
     release = threading.Event()
 
