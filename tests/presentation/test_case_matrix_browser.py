@@ -141,12 +141,15 @@ def test_a_cell_opens_the_answer_as_text_its_checks_cited_steps_call_and_ratings
     assert page.locator("#case-answer *").count() == 0
 
 
-def test_the_address_brings_back_the_configuration_and_the_case_after_a_reload(context, site, tmp_path):
+def test_one_configuration_alone_and_the_address_bringing_it_and_the_case_back_after_a_reload(context, site, tmp_path):
     page = open_eval(context, site)
     import_log(page, tmp_path, entries_for_the_matrix(), 7 * 20 + 2 * 80)
     second = page.eval_on_selector("#matrix-scope", "s => s.options[2].value")
     page.select_option("#matrix-scope", second)
     page.wait_for_function("() => document.querySelectorAll('#case-matrix td.cell').length === 40")
+    runs = page.eval_on_selector_all("#case-matrix thead th[data-run]", "ths => ths.map((th) => th.dataset.run)")
+    assert runs == ["y1", "y2"]  # that configuration alone
+    assert page.inner_text("#matrix-note") == f"All 2 runs of configuration {second}."
     page.locator("#case-matrix td.cell[data-run='y2'][data-case='C19']").click()
     page.wait_for_selector("#case-view[data-run='y2'][data-case='C19']:not([hidden])")
     heading = page.inner_text("#case-view-heading")
@@ -159,17 +162,6 @@ def test_the_address_brings_back_the_configuration_and_the_case_after_a_reload(c
     page.goto(page.url.split("?")[0] + "?run=<b>x</b>&case=C01")  # not an id: ignored
     page.wait_for_selector("body[data-eval-ready='true']", timeout=90_000)
     assert page.locator("#case-view").is_hidden()
-
-
-def test_one_configuration_alone(context, site, tmp_path):
-    page = open_eval(context, site)
-    import_log(page, tmp_path, entries_for_the_matrix(), 7 * 20 + 2 * 80)
-    second = page.eval_on_selector("#matrix-scope", "s => s.options[2].value")
-    page.select_option("#matrix-scope", second)
-    page.wait_for_function("() => document.querySelectorAll('#case-matrix td.cell').length === 40")
-    runs = page.eval_on_selector_all("#case-matrix thead th[data-run]", "ths => ths.map((th) => th.dataset.run)")
-    assert runs == ["y1", "y2"]
-    assert page.inner_text("#matrix-note") == f"All 2 runs of configuration {second}."
 
 
 def test_eighty_cases_by_ten_runs_at_phone_and_desktop_widths(browser, site, tmp_path):
