@@ -164,6 +164,31 @@ def test_one_configuration_alone_and_the_address_bringing_it_and_the_case_back_a
     assert page.locator("#case-view").is_hidden()
 
 
+def test_the_address_brings_back_the_run_detail_and_both_comparisons(context, site, tmp_path):
+    page = open_eval(context, site)
+    import_log(page, tmp_path, entries_for_the_matrix(), 7 * 20 + 2 * 80)
+    page.click("#runs tr[data-run='x2'] button")
+    page.wait_for_selector("#run-detail[data-run='x2']")
+    page.select_option("#compare-a", "x1")
+    page.select_option("#compare-b", "x3")
+    page.click("#compare")
+    page.wait_for_selector("#compare-figures")
+    x, y = page.eval_on_selector("#config-x", "s => [s.options[0].value, s.options[1].value]")
+    page.select_option("#config-x", y)
+    page.select_option("#config-y", x)
+    page.click("#compare-configs")
+    page.wait_for_selector("#config-figures")
+    shown = [page.inner_text("#compare-figures"), page.inner_text("#config-figures")]
+    assert page.url.endswith(f"?detail=x2&first=x1&second=x3&x={y}&y={x}")
+    page.reload()
+    page.wait_for_selector("#config-figures", timeout=90_000)
+    page.wait_for_selector("#compare-figures")
+    assert page.get_attribute("#run-detail", "data-run") == "x2"
+    assert [page.input_value(s) for s in ("#compare-a", "#compare-b", "#config-x", "#config-y")] == ["x1", "x3", y, x]
+    assert [page.inner_text("#compare-figures"), page.inner_text("#config-figures")] == shown
+    assert page.url.endswith(f"?detail=x2&first=x1&second=x3&x={y}&y={x}")
+
+
 def test_eighty_cases_by_ten_runs_at_phone_and_desktop_widths(browser, site, tmp_path):
     # bypass_csp: axe-core is injected inline
     context = browser.new_context(accept_downloads=True, bypass_csp=True)

@@ -131,3 +131,22 @@ def test_per_case_table_gives_each_failing_checks_reason_as_the_command_line_doe
         outcome = rows[case_id].locator("td").nth(1)
         assert outcome.inner_text() == "not grounded"  # said in words, coloured as well
         assert outcome.locator("span").get_attribute("class") == "outcome-not_grounded"
+
+
+WORKBENCH = ["runs-heading", "matrix-heading", "configs-heading", "run-heading", "compare-heading", "rate-heading",
+             "agreement-heading", "export-heading", "methods-heading", "set-heading"]
+
+
+def test_the_evaluation_page_puts_the_work_first_each_section_one_link_away(page, site, tmp_path):
+    open_with_runs(page, site, tmp_path)
+    assert page.eval_on_selector_all("main h2", "hs => hs.map((h) => h.id)") == WORKBENCH
+    links = page.eval_on_selector_all(".page-nav a", "as => as.map((a) => a.getAttribute('href'))")
+    assert links == [f"#{heading}" for heading in WORKBENCH]
+    for width in (390, 1280):
+        page.set_viewport_size({"width": width, "height": 800})
+        page.click(".page-nav a[href='#export-heading']")
+        # The bar stays on screen and the section's heading shows below it, not under it.
+        bar = page.eval_on_selector(".page-nav", "n => n.getBoundingClientRect().bottom")
+        top = page.eval_on_selector("#export-heading", "h => h.getBoundingClientRect().top")
+        assert 0 < bar <= top < 800, width
+        page.evaluate("() => scrollTo(0, 0)")

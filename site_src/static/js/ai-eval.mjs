@@ -440,7 +440,7 @@ $("case-view-nav").addEventListener("click", (event) => {
 
 // The run's detail with the case's row marked and focused.
 async function showCaseInRun(runId, caseId) {
-  await showRunDetail(runId);
+  await openRunDetail(runId);
   const row = [...$("case-table").tBodies[0].rows].find((tr) => tr.cells[0].textContent === caseId);
   if (!row) return;
   $("run-detail").dataset.case = caseId;
@@ -450,31 +450,55 @@ async function showCaseInRun(runId, caseId) {
 }
 
 // What the address keeps (ids only, never a key or anything else from the log), so a reload or a shared
-// link opens the same view: the matrix's configuration and the open case.
+// link opens the same view: the run whose detail the visitor opened, the matrix's configuration, the open
+// case, and the two runs and the two configurations last compared.
 const ID = /^[A-Za-z0-9._:-]{1,100}$/;
+const shownState = { detail: null, first: null, second: null, x: null, y: null };
 function writeState() {
   const state = new URLSearchParams();
+  if (shownState.detail) state.set("detail", shownState.detail);
   if ($("matrix-scope").value) state.set("configuration", $("matrix-scope").value);
   if (!$("case-view").hidden) {
     state.set("run", $("case-view").dataset.run);
     state.set("case", $("case-view").dataset.case);
   }
+  for (const key of ["first", "second", "x", "y"]) if (shownState[key]) state.set(key, shownState[key]);
   const query = state.toString();
   history.replaceState(null, "", query ? `?${query}` : location.pathname);
 }
 
 async function restoreState() {
   const state = new URLSearchParams(location.search);
-  const scope = state.get("configuration");
-  if (scope && ID.test(scope) && [...$("matrix-scope").options].some((o) => o.value === scope)) {
-    $("matrix-scope").value = scope;
+  const asked = (key) => (ID.test(state.get(key) ?? "") ? state.get(key) : null);
+  const isRun = (id) => id !== null && overview.runs.some((r) => r.run_id === id);
+  const offers = (select, id) => id !== null && [...$(select).options].some((o) => o.value === id);
+  if (isRun(asked("detail"))) await openRunDetail(asked("detail"));
+  if (offers("matrix-scope", asked("configuration"))) {
+    $("matrix-scope").value = asked("configuration");
     await showMatrix();
   }
-  const [run, caseId] = [state.get("run"), state.get("case")];
-  if (run && caseId && ID.test(run) && ID.test(caseId) && overview.runs.some((r) => r.run_id === run)) {
-    await openCase(run, caseId, { focus: false });
+  if (isRun(asked("first")) && isRun(asked("second"))) {
+    $("compare-a").value = asked("first");
+    $("compare-b").value = asked("second");
+    await compare();
+  }
+  if (offers("config-x", asked("x")) && offers("config-y", asked("y"))) {
+    $("config-x").value = asked("x");
+    $("config-y").value = asked("y");
+    await compareConfigurations();
+  }
+  if (isRun(asked("run")) && asked("case")) {
+    await openCase(asked("run"), asked("case"), { focus: false });
     $("case-view").scrollIntoView({ block: "start" });
   }
+  writeState();
+}
+
+// A run's detail the visitor asked for (the page opens with the newest run's, which the address leaves out).
+async function openRunDetail(runId) {
+  await showRunDetail(runId);
+  shownState.detail = runId;
+  writeState();
 }
 
 async function showPlans() {
@@ -529,6 +553,8 @@ async function compareConfigurations() {
   for (const text of result.drift_text) out.append(element("p", text, { class: "note drift-text" }));
   if (result.note) out.append(element("p", result.note, { class: "note" }));
   if (result.runs) out.append(element("p", result.runs.summary));
+  Object.assign(shownState, { x, y });
+  writeState();
   for (const plan of result.plans) {
     const item = element("div", null, { class: "plan", "data-plan": plan.id,
       "data-before": String(plan.registered_before), "data-rejects": String(plan.verdict.rejects) });
@@ -574,7 +600,7 @@ async function refreshRuns() {
   body.replaceChildren();
   for (const run of overview.runs) {
     const link = element("button", run.label, { type: "button", class: "linkish", title: run.run_id });
-    link.addEventListener("click", () => showRunDetail(run.run_id));
+    link.addEventListener("click", () => openRunDetail(run.run_id));
     row(body, [link, run.started.replace("T", " ").replace("Z", ""), `${modelOf(run)}${run.set_note}`,
       run.display.grounded_count, run.display.grounded_interval, run.display.median_latency,
       run.infrastructure_failures, run.stale, run.display.tokens_in_out],
@@ -618,6 +644,8 @@ async function compare() {
   out.append(table("The paired cases", ["Case", "First run", "Second run", "Second against first"],
     result.cases.map((c) => [c.case_id, c.first_text, c.second_text, c.verdict]),
     { id: "paired-table" }));
+  Object.assign(shownState, { first: a, second: b });
+  writeState();
 }
 
 function setRunning(running) {

@@ -4,25 +4,25 @@
 "use strict";
 
 const FILES = {
- "ai-eval/index.html": "c8be07811ba9",
+ "ai-eval/index.html": "f4110dab3e08",
  "app/small_site-0.1-py3-none-any.whl": "7429e83d59a0",
- "decisions/DR-001/index.html": "e43c7b23a613",
- "decisions/DR-002/index.html": "1dac90dc036a",
+ "decisions/DR-001/index.html": "3500d92cc31c",
+ "decisions/DR-002/index.html": "9307029333e9",
  "decisions/feed.xml": "cac584946cdd",
- "decisions/index.html": "7da7bc2d8699",
+ "decisions/index.html": "d6c6f0d33476",
  "decisions/src/DR-001-first.md": "f4ecfbb8f70b",
  "decisions/src/DR-002-second.md": "5f3e0cf1f76a",
- "experiments/index.html": "635a07f03670",
- "explorer/index.html": "e821d378182f",
- "index.html": "30238cbd05af",
+ "experiments/index.html": "774345d04ae4",
+ "explorer/index.html": "4ba950da55ec",
+ "index.html": "77eab79d6e0e",
  "pyodide/0.0.1/pyodide-lock.json": "91cd3bc2321f",
  "pyodide/0.0.1/pyodide.asm.mjs": "56343b130bf7",
  "pyodide/0.0.1/pyodide.asm.wasm": "9022a4e37cb3",
  "pyodide/0.0.1/pyodide.mjs": "381569709b41",
- "static/css/site.css": "0eb4fdc14a64",
+ "static/css/site.css": "1ae32e765f08",
  "static/js/start.js": "d4a56d7c2bb6"
 };
-const VERSION = "0d16764c6d1d";
+const VERSION = "dd14ca5abf71";
 const ROOT = new URL("./", self.location.href).href; // sw.js sits at the site's root
 // One cache per version and per site: two copies of the site on one host keep their own.
 const PREFIX = `kd-tree-explorer ${ROOT} `;
