@@ -16,6 +16,7 @@ from pyapp.evaluation.plans import plan_status
 from pyapp.evaluation.repeats import compare_tables, repeat_figures, verdict_table
 from pyapp.evaluation.runs import Run
 from pyapp.evaluation.stats import ALPHA, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+from pyapp.presentation.comparison_plot import comparison_plot
 from pyapp.presentation.run_comparison import compare_report
 
 
@@ -154,6 +155,7 @@ def configuration_compare_report(grouped: Grouped, x_name: str, y_name: str, pla
             report["inside_floor"][key] = inside
             report["floor_text"].append(text)
     report["display"] = shown
+    report["plot"] = comparison_plot(report)
     ids = (gx.configuration.id, gy.configuration.id)
     report["plans"] = [plan_status(plan, gx.runs, gy.runs, figures) for plan in plans
                        if (plan["x"], plan["y"]) == ids]

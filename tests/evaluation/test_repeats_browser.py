@@ -16,6 +16,7 @@ import pytest
 
 from designed_logs import entries_with_designed_flips
 from eval_page import ANTHROPIC, FakeAnthropic, cli, export_json, open_eval, wait_run_end
+from page_checks import OVERFLOW
 from pyapp.evaluation.cost import actual_usage, run_size
 from pyapp.evaluation.evalset import FIXED_SETS
 from pyapp.evaluation.export import export_json as export_entries
@@ -65,6 +66,30 @@ def test_configurations_and_their_comparison_equal_the_command_line(context, sit
     assert shown.get("Better in Y") == (", ".join(expected["comparison"]["better"]) or None)
     assert shown.get("Worse in Y") == (", ".join(expected["comparison"]["worse"]) or None)
     assert page.locator("#config-comparison .floor-text").all_inner_texts() == expected["floor_text"]
+
+    # Drawn: the difference inside its interval, each floor a band around zero, as pyapp placed them.
+    plot = expected["plot"]
+    assert page.inner_text("#config-plot-caption") == (
+        f"{plot['caption']} {plot['difference_text']}; {'; '.join(band['text'] for band in plot['bands'])}.")
+    drawn = page.eval_on_selector("#config-plot", """(svg) => ({
+      dot: Number(svg.querySelector(".estimate").getAttribute("cx")),
+      line: ["x1", "x2"].map((a) => Number(svg.querySelector(".interval").getAttribute(a))),
+      bands: [...svg.querySelectorAll("rect.band")].map((r) => Number(r.getAttribute("width"))),
+      zero: Number(svg.querySelector(".zero").getAttribute("x1")) })""")
+    assert drawn["line"][0] < drawn["dot"] < drawn["line"][1]
+    assert (drawn["dot"] > drawn["zero"]) == (plot["difference"] > 0)
+    widths = [band["half_width"] for band in plot["bands"]]
+    assert drawn["bands"][0] / drawn["bands"][1] == pytest.approx(widths[0] / widths[1])
+    # On a phone the drawing scrolls inside its own box, and the page does not.
+    page.set_viewport_size({"width": 390, "height": 800})
+    assert page.evaluate(OVERFLOW) <= 0
+    assert page.eval_on_selector(".comparison-plot", "f => f.scrollWidth > f.clientWidth")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    # The cases that moved open in Y's latest run.
+    moved = page.locator("#better-links button, #worse-links button").all_inner_texts()
+    assert moved == expected["comparison"]["better"] + expected["comparison"]["worse"]
+    page.click(f"#better-links button[data-case='{moved[0]}']")
+    page.wait_for_selector(f"#case-view[data-run='{expected['y']['run_ids'][-1]}'][data-case='{moved[0]}']")
 
 
 def test_repeat_this_configuration_adds_a_run_to_it(context, site, tmp_path):

@@ -196,6 +196,8 @@ def test_eighty_cases_by_ten_runs_at_phone_and_desktop_widths(browser, site, tmp
         page = open_eval(context, site)
         import_log(page, tmp_path, eighty_by_ten(), 800)
         assert page.locator("#case-matrix tbody th").all_inner_texts() == LARGE_IDS
+        page.click("#compare-configs")  # the two configurations' comparison drawn too
+        page.wait_for_selector("#config-plot")
         page.add_script_tag(path=str(AXE))
         for scheme in ("light", "dark"):
             page.emulate_media(color_scheme=scheme)

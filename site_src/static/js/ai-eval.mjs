@@ -549,6 +549,10 @@ async function compareConfigurations() {
     ["Worse in Y", c.worse.length ? c.worse.join(", ") : null],
     ["Not compared (not counted in every run of both)", c.not_paired.length ? c.not_paired.join(", ") : null]],
   { id: "config-figures" }));
+  if (result.plot) out.append(drawComparison(result.plot));
+  const latest = result.y.run_ids.at(-1);
+  out.append(...caseLinks("Better in Y, open in its latest run:", c.better, latest, "better-links"),
+    ...caseLinks("Worse in Y, open in its latest run:", c.worse, latest, "worse-links"));
   for (const text of result.floor_text) out.append(element("p", text, { class: "floor-text" }));
   for (const text of result.drift_text) out.append(element("p", text, { class: "note drift-text" }));
   if (result.note) out.append(element("p", result.note, { class: "note" }));
@@ -563,6 +567,52 @@ async function compareConfigurations() {
       element("p", plan.verdict.text, { class: "verdict" }));
     out.append(item);
   }
+}
+
+// The difference and its interval against each configuration's noise-floor band, as pyapp places them.
+function drawComparison(plot) {
+  const figure = element("figure", null, { class: "comparison-plot", tabindex: "0" });
+  const width = 640;
+  const left = 90;
+  const rowHeight = 28;
+  const height = rowHeight * (1 + plot.bands.length) + 30;
+  const drawing = svg("svg", { class: "plot", viewBox: `0 0 ${width} ${height}`, role: "img",
+    "aria-labelledby": "config-plot-caption", id: "config-plot" });
+  const x = (v) => left + ((v - plot.low) / (plot.high - plot.low)) * (width - left - 20);
+  for (const tick of plot.ticks) {
+    svg("line", { x1: x(tick.at), x2: x(tick.at), y1: 0, y2: height - 20, class: tick.at ? "grid" : "grid zero" }, drawing);
+    svg("text", { x: x(tick.at), y: height - 5, "text-anchor": "middle", class: "tick" }, drawing).textContent = tick.text;
+  }
+  const y0 = rowHeight / 2;
+  svg("text", { x: 4, y: y0 + 4, class: "label" }, drawing).textContent = "Y − X";
+  svg("line", { x1: x(plot.interval[0]), x2: x(plot.interval[1]), y1: y0, y2: y0, class: "interval" }, drawing);
+  svg("circle", { cx: x(plot.difference), cy: y0, r: 5, class: "estimate" }, drawing);
+  plot.bands.forEach((band, i) => {
+    const y = rowHeight * (i + 1) + rowHeight / 2;
+    svg("text", { x: 4, y: y + 4, class: "label" }, drawing).textContent = `${band.name} floor`;
+    if (band.half_width === null) {
+      svg("text", { x: x(0), y: y + 4, "text-anchor": "middle", class: "tick" }, drawing).textContent = "unknown";
+      return;
+    }
+    svg("rect", { x: x(-band.half_width), y: y - 8, width: x(band.half_width) - x(-band.half_width), height: 16,
+      class: "band" }, drawing);
+  });
+  const caption = element("figcaption", `${plot.caption} ${plot.difference_text}; ${plot.bands.map((b) => b.text).join("; ")}.`,
+    { id: "config-plot-caption" });
+  figure.append(drawing, caption);
+  return figure;
+}
+
+// Cases as buttons that open them in a run (the matrix marks the cell).
+function caseLinks(label, caseIds, runId, id) {
+  if (!caseIds.length || !runId) return [];
+  const line = element("p", `${label} `, { class: "case-links", id });
+  for (const caseId of caseIds) {
+    const button = element("button", caseId, { type: "button", class: "linkish", "data-case": caseId, "data-run": runId });
+    button.addEventListener("click", () => openCase(runId, caseId));
+    line.append(button, " ");
+  }
+  return [line];
 }
 
 async function checkBaseline() {
