@@ -75,10 +75,11 @@ async def case_detail(run_id: str, case_id: str) -> dict:
 @op
 @over_the_log
 async def compare_runs(run_a: str, run_b: str) -> dict:
+    from pyapp.evaluation.configurations import group_runs
     from pyapp.presentation.run_comparison import compare_report
 
     index = (await log_cache.LOG.refresh()).runs()
-    return compare_report(index.run(run_a), index.run(run_b))
+    return compare_report(index.run(run_a), index.run(run_b), group_runs(list(index.rebuilt().runs)))
 
 
 @op

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     if args.run_ids[0] == args.run_ids[1]:
         raise UsageError(SAME_RUN)
     built = read_runs(args.export)
-    report = compare_report(built.run(args.run_ids[0]), built.run(args.run_ids[1]))
+    report = compare_report(built.run(args.run_ids[0]), built.run(args.run_ids[1]), group_runs(list(built)))
     print(json.dumps(report) if args.json else format_compare_report(report))
     return 0
 

@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from pyapp.auditlog.rules import Rule, rule_verdict
 from pyapp.core.vocabulary import ANSWERED
 from pyapp.evaluation.baseline import baseline_of, baseline_table, edited_cases
-from pyapp.evaluation.repeats import compare_tables, verdict_table
+from pyapp.evaluation.repeats import compare_tables, repeat_figures, verdict_table
 from pyapp.evaluation.runs import Run
+from pyapp.presentation.comparison_plot import baseline_plot
 from pyapp.presentation.repeat_report import comparison_display
 
 
@@ -66,6 +67,8 @@ def diff_report(baseline: dict, runs: Sequence[Run], rules: Sequence[Rule], acce
     return {"baseline_runs": baseline["runs"], "runs": now["runs"], "edited": edited, "edited_text": edited_text,
             "changed": changed, "cases": cases,
             "comparison": figures, "display": comparison_display(figures, "the baseline", "now"), "rules": results,
+            "plot": baseline_plot(figures, repeat_figures(baseline_table(baseline)),
+                                  repeat_figures(verdict_table(runs))),
             "rejected": rejected, "result_text": "result: REJECTED" if rejected else "result: passed"}
 
 

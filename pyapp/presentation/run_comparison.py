@@ -9,6 +9,7 @@ from pyapp.core.formatting import (
     fmt_share,
 )
 from pyapp.core.vocabulary import CaseStatus, Outcome
+from pyapp.evaluation.configurations import Grouped
 from pyapp.evaluation.own_cases import refuse_own_with_fixed
 from pyapp.evaluation.runs import Run
 from pyapp.evaluation.stats import (
@@ -20,6 +21,7 @@ from pyapp.evaluation.stats import (
     smallest_detectable_discordant,
     wilson,
 )
+from pyapp.presentation.comparison_plot import runs_plot
 from pyapp.presentation.guidance import small_sample_guidance
 
 # The page and `compare` refuse a run compared with itself in these words.
@@ -62,8 +64,9 @@ def _compare_sentence(a: int, b: int, c: int, d: int, low: float, high: float, p
             f"({limits}) allows either run to be the better one.")
 
 
-def compare_report(run_a: Run, run_b: Run) -> dict:
-    """The paired comparison of two runs on the cases both have a counted answer for.
+def compare_report(run_a: Run, run_b: Run, grouped: Grouped | None = None) -> dict:
+    """The paired comparison of two runs on the cases both have a counted answer for; with the log's
+    runs by configuration (``grouped``), drawn against their noise floors too (``plot``).
 
     Differences are the second run's grounded share minus the first's, as everywhere: the later or
     candidate minus the earlier or reference (a configuration Y minus X, runs now minus a baseline).
@@ -129,6 +132,7 @@ def compare_report(run_a: Run, run_b: Run) -> dict:
         "mcnemar": f"exact McNemar p = {fmt_p(p)} ({c} against {b})",
         "per_case": f"{c} better in the second, {b} worse, {a + d} the same",
     }
+    report["plot"] = None if grouped is None else runs_plot(report, grouped)
     return report
 
 

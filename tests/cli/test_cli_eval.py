@@ -14,6 +14,7 @@ import pytest
 from cli_run import main_in_thread
 from eval_helpers import call, full_run
 from pyapp.cli.main import main
+from pyapp.evaluation.configurations import group_runs
 from pyapp.evaluation.evalset import FIXED_SETS, case_prompt, evalset_summary, evalset_table
 from pyapp.evaluation.export import export_json
 from pyapp.evaluation.rebuild import rebuild
@@ -101,7 +102,8 @@ def test_report_of_every_run(export_file, capsys):
 def test_compare_json_and_text_equal_the_library(export_file):
     path, entries = export_file
     built = rebuild(entries)
-    expected = compare_report(built.run("run-a"), built.run("run-b"))
+    expected = compare_report(built.run("run-a"), built.run("run-b"), group_runs(list(built)))
+    assert expected["plot"]["difference"] == expected["difference"]  # drawn against the runs' floor
     out = cli("compare", str(path), "--run", "run-a", "--run", "run-b", "--json").stdout
     assert json.loads(out) == as_json(expected)
     text = cli("compare", str(path), "--run", "run-a", "--run", "run-b").stdout

@@ -242,6 +242,10 @@ def test_a_baseline_exported_by_the_page_is_the_command_lines_and_diffs_the_same
     assert page.locator("#diff-rules li").all_inner_texts() == [r["text"] for r in report["rules"]]
     assert page.inner_text("#diff-verdict") == report["result_text"]
     assert page.locator("#diff-result .note").all_inner_texts() == [c["text"] for c in report["changed"]]
+    plot = report["plot"]  # drawn against the floors of the baseline's runs and of the runs now
+    assert page.inner_text("#diff-plot-caption") == (
+        f"{plot['caption']} {plot['difference_text']}; {'; '.join(band['text'] for band in plot['bands'])}.")
+    assert page.locator("#diff-pass-links button").all_inner_texts() == report["comparison"]["better"]
 
 
 def test_runs_made_through_the_provider_group_flip_and_compare_as_the_command_line_says(context, site, tmp_path):

@@ -90,6 +90,13 @@ def test_page_figures_equal_the_command_lines_on_the_same_export(context, site, 
     assert page.locator("#compare-figures dd").all_inner_texts() == [
         shown["first"], shown["second"], shown["difference"], shown["mcnemar"], shown["per_case"]]
     assert page.inner_text("#compare-summary") == compared["summary"]
+    plot = compared["plot"]  # drawn against the floor of each run's configuration
+    assert page.inner_text("#compare-plot-caption") == (
+        f"{plot['caption']} {plot['difference_text']}; {'; '.join(band['text'] for band in plot['bands'])}.")
+    assert page.eval_on_selector_all("#compare-plot text.label", "ts => ts.map((t) => t.textContent)") == [
+        plot["label"], *(band["label"] for band in plot["bands"])]
+    better = [c["case_id"] for c in compared["cases"] if c["verdict"] == "better"]
+    assert page.locator("#compare-better-links button").all_inner_texts() == better
     pairs = [r.locator("td").all_inner_texts() for r in page.locator("#paired-table tbody tr").all()]
     assert pairs == [[c["case_id"], c["first_text"], c["second_text"], c["verdict"]] for c in compared["cases"]]
     compare_text = cli_text("compare", str(path), "--run", "run-designed-2", "--run", "run-designed-1")

@@ -549,7 +549,7 @@ async function compareConfigurations() {
     ["Worse in Y", c.worse.length ? c.worse.join(", ") : null],
     ["Not compared (not counted in every run of both)", c.not_paired.length ? c.not_paired.join(", ") : null]],
   { id: "config-figures" }));
-  if (result.plot) out.append(drawComparison(result.plot));
+  if (result.plot) out.append(drawComparison(result.plot, "config-plot"));
   const latest = result.y.run_ids.at(-1);
   out.append(...caseLinks("Better in Y, open in its latest run:", c.better, latest, "better-links"),
     ...caseLinks("Worse in Y, open in its latest run:", c.worse, latest, "worse-links"));
@@ -570,26 +570,26 @@ async function compareConfigurations() {
 }
 
 // The difference and its interval against each configuration's noise-floor band, as pyapp places them.
-function drawComparison(plot) {
+function drawComparison(plot, id) {
   const figure = element("figure", null, { class: "comparison-plot", tabindex: "0" });
   const width = 640;
   const left = 90;
   const rowHeight = 28;
   const height = rowHeight * (1 + plot.bands.length) + 30;
   const drawing = svg("svg", { class: "plot", viewBox: `0 0 ${width} ${height}`, role: "img",
-    "aria-labelledby": "config-plot-caption", id: "config-plot" });
+    "aria-labelledby": `${id}-caption`, id });
   const x = (v) => left + ((v - plot.low) / (plot.high - plot.low)) * (width - left - 20);
   for (const tick of plot.ticks) {
     svg("line", { x1: x(tick.at), x2: x(tick.at), y1: 0, y2: height - 20, class: tick.at ? "grid" : "grid zero" }, drawing);
     svg("text", { x: x(tick.at), y: height - 5, "text-anchor": "middle", class: "tick" }, drawing).textContent = tick.text;
   }
   const y0 = rowHeight / 2;
-  svg("text", { x: 4, y: y0 + 4, class: "label" }, drawing).textContent = "Y − X";
+  svg("text", { x: 4, y: y0 + 4, class: "label" }, drawing).textContent = plot.label;
   svg("line", { x1: x(plot.interval[0]), x2: x(plot.interval[1]), y1: y0, y2: y0, class: "interval" }, drawing);
   svg("circle", { cx: x(plot.difference), cy: y0, r: 5, class: "estimate" }, drawing);
   plot.bands.forEach((band, i) => {
     const y = rowHeight * (i + 1) + rowHeight / 2;
-    svg("text", { x: 4, y: y + 4, class: "label" }, drawing).textContent = `${band.name} floor`;
+    svg("text", { x: 4, y: y + 4, class: "label" }, drawing).textContent = band.label;
     if (band.half_width === null) {
       svg("text", { x: x(0), y: y + 4, "text-anchor": "middle", class: "tick" }, drawing).textContent = "unknown";
       return;
@@ -598,7 +598,7 @@ function drawComparison(plot) {
       class: "band" }, drawing);
   });
   const caption = element("figcaption", `${plot.caption} ${plot.difference_text}; ${plot.bands.map((b) => b.text).join("; ")}.`,
-    { id: "config-plot-caption" });
+    { id: `${id}-caption` });
   figure.append(drawing, caption);
   return figure;
 }
@@ -639,6 +639,10 @@ async function checkBaseline() {
       [...c.failing_checks, ...c.model_failures].join(", ") || "–"]), { id: "diff-table" }));
   out.append(figures([["Difference", report.display.difference], ["Test", report.display.test],
     ["Per case", report.display.per_case]], { id: "diff-figures" }));
+  if (report.plot) out.append(drawComparison(report.plot, "diff-plot"));
+  const latest = report.runs.at(-1);
+  out.append(...caseLinks("New passes, open in the latest run:", report.comparison.better, latest, "diff-pass-links"),
+    ...caseLinks("New fails, open in the latest run:", report.comparison.worse, latest, "diff-fail-links"));
   const rules = element("ul", null, { id: "diff-rules" });
   for (const rule of report.rules) rules.append(element("li", rule.text));
   out.append(rules, element("p", report.result_text, { id: "diff-verdict", "data-rejected": String(report.rejected) }));
@@ -688,6 +692,10 @@ async function compare() {
     list.append(element("dt", label), element("dd", text));
   }
   out.append(list);
+  if (result.plot) out.append(drawComparison(result.plot, "compare-plot"));
+  const moved = (verdict) => result.cases.filter((c) => c.verdict === verdict).map((c) => c.case_id);
+  out.append(...caseLinks("Better in the second run, open there:", moved("better"), b, "compare-better-links"),
+    ...caseLinks("Worse in the second run, open there:", moved("worse"), b, "compare-worse-links"));
   out.append(element("p", result.summary, { id: "compare-summary" }));
   if (result.note) out.append(element("p", result.note, { class: "note", id: "compare-note" }));
   if (result.not_paired.length) out.append(element("p", `Not paired (no counted answer in both): ${result.not_paired.join(", ")}`));
