@@ -20,6 +20,7 @@ from collections.abc import Iterator
 import pytest
 
 import engines
+from designed_logs import entries_with_designed_flips
 from fake_provider import FakeProvider, faithful_reply
 from pyapp import __version__
 from pyapp.evaluation.evalset import FIXED_SETS, case_prompt
@@ -190,17 +191,6 @@ def test_full_run_is_logged_survives_a_reload_and_is_rebuilt_with_the_same_numbe
     assert not [line for line in page.console or [] if KEY in line]
 
 
-def one_wrong_reply(body: dict) -> dict:
-    """A faithful reply, except that C03's answer counts one node too many."""
-    reply = faithful_reply(body)
-    if PROMPT_CASE[body["messages"][-1]["content"]] == "C03":
-        message = reply["choices"][0]["message"]
-        claims = json.loads(message["content"])
-        claims["nodes_visited"] += 1
-        message["content"] = json.dumps(claims)
-    return reply
-
-
 # Key presses as the grid and the case view receive them (focus first, then keydown events in turn).
 PRESS = """([selector, keys]) => {
   if (selector) document.querySelector(selector).focus();
@@ -208,34 +198,58 @@ PRESS = """([selector, keys]) => {
     document.activeElement.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true }));
   }
 }"""
-CELLS = "() => [...document.querySelectorAll('#case-matrix td.cell')].map((td) => [td.dataset.case, td.dataset.cell])"
+CELLS = "() => [...document.querySelectorAll('#case-matrix td.cell')].map((td) => [td.dataset.run, td.dataset.case, " \
+        "td.dataset.cell])"
+# Entries written to the page's audit store as the page writes them, one record each (audit-store.mjs).
+STORE_ENTRIES = """async (texts) => {
+  const db = await new Promise((ok, fail) => { const r = indexedDB.open("kd-tree-explorer", 1);
+    r.onupgradeneeded = () => r.result.createObjectStore("audit", { keyPath: "seq", autoIncrement: true });
+    r.onsuccess = () => ok(r.result); r.onerror = () => fail(r.error); });
+  const t = db.transaction("audit", "readwrite");
+  for (const json of texts) t.objectStore("audit").add({ json });
+  await new Promise((ok, fail) => { t.oncomplete = ok; t.onerror = () => fail(t.error); });
+  db.close();
+  return texts.length;
+}"""
 
 
-def test_the_matrix_and_a_case_read_alike_and_the_address_reopens_the_case(page, fresh_site):
-    with FakeProvider(one_wrong_reply) as fake:
-        open_eval(page, fresh_site, fake)
-        page.click("#start-run")
-        wait_run_end(page)
-    calls = {entry["case_id"]: entry for entry in logged_calls(page)}
-    run_id = calls["C01"]["run_id"]
-    page.wait_for("#case-matrix td.cell")
+def test_the_matrix_and_a_case_read_alike_and_the_address_reopens_the_case(page, fresh_site, tmp_path):
+    entries = entries_with_designed_flips()
+    page.goto(fresh_site.url + "ai-eval/")
+    assert_python_ready(page)
+    page.wait_for("body[data-eval-ready='true']")
+    assert page.evaluate(STORE_ENTRIES, [json.dumps(entry) for entry in entries]) == len(entries)
+    page.reload()
+    page.wait_for("body[data-eval-ready='true']")
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
+    reports = {r["run_id"]: {c["case_id"]: c for c in r["cases"]}
+               for r in json.loads(subprocess.run([sys.executable, "-m", "pyapp", "report", str(log), "--json"],
+                                                  capture_output=True, text=True, check=True).stdout)}
     cells = page.evaluate(CELLS)
-    assert cells == [[case_id, calls[case_id]["outcome"]] for case_id in FIXED_SETS.case_ids()]
-    assert dict(cells)["C03"] == "not_grounded" and dict(cells)["C02"] == "grounded"
+    assert len(cells) == 6 * 20
+    for run_id, case_id, cell in cells:
+        case = reports[run_id][case_id]
+        assert cell == (case["outcome"] if case["status"] == "graded" else case["status"])
 
-    page.evaluate(PRESS, ["#case-matrix td.cell", ["ArrowDown", "ArrowDown", "Enter"]])
-    page.wait_for("#case-view[data-case='C03']:not([hidden])")
-    assert page.evaluate("() => document.querySelector('#case-answer').textContent") == calls["C03"]["answer"]
+    page.evaluate(PRESS, ["#case-matrix td.cell", ["End", "ArrowLeft"] + ["ArrowDown"] * 17 + ["Enter"]])
+    page.wait_for("#case-view[data-run='y2'][data-case='C18']:not([hidden])")
+    counted = next(e for e in entries if e["id"] == reports["y2"]["C18"]["entry_id"])
+    assert page.evaluate("() => document.querySelector('#case-answer').textContent") == counted["answer"]
     verdicts = page.evaluate("() => [...document.querySelectorAll('#case-checks tbody tr')]"
                              ".map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent])")
-    assert len(verdicts) == 5 and [name for name, verdict in verdicts if verdict == "FAIL"] == ["nodes_visited"]
-    assert "step=" in page.attribute("#case-cited a", "href")
-    page.evaluate(PRESS, [None, ["ArrowUp"]])
-    page.wait_for("#case-view[data-case='C02']")
+    assert verdicts == [[c["name"], "pass" if c["passed"] else "FAIL"] for c in reports["y2"]["C18"]["checks"]]
+    assert len(verdicts) == 5 and [v for _, v in verdicts].count("FAIL") == 1
+    page.evaluate(PRESS, [None, ["ArrowLeft"]])
+    page.wait_for("#case-view[data-run='y1'][data-case='C18']")
 
-    page.goto(fresh_site.url + f"ai-eval/?run={run_id}&case=C03")
-    page.wait_for("#case-view[data-case='C03']:not([hidden])")
-    assert page.text("#case-view-heading").startswith("C03 in run ")
+    page.goto(fresh_site.url + "ai-eval/?run=y2&case=C18")
+    page.wait_for("#case-view[data-run='y2'][data-case='C18']:not([hidden])")
+    assert page.text("#case-view-heading") == "C18 in run y2 #2: not grounded"
+    step = page.attribute("#case-cited tbody tr:nth-child(2) a", "href")
+    page.goto(fresh_site.url + "ai-eval/" + step)  # the link is relative to the evaluation page
+    page.wait_for("body[data-explorer-ready='true']")
+    assert page.attribute("#step-caption", "data-step") == "2" and "step=2" in page.evaluate("() => location.search")
 
 
 def test_second_window_is_refused_the_run_that_is_running(page, engine, fresh_site):
