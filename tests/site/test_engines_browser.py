@@ -20,6 +20,7 @@ from collections.abc import Iterator
 import pytest
 
 import engines
+from browser_storage import ADD_ROWS
 from designed_logs import entries_with_designed_flips
 from fake_provider import FakeProvider, faithful_reply
 from pyapp import __version__
@@ -200,17 +201,6 @@ PRESS = """([selector, keys]) => {
 }"""
 CELLS = "() => [...document.querySelectorAll('#case-matrix td.cell')].map((td) => [td.dataset.run, td.dataset.case, " \
         "td.dataset.cell])"
-# Entries written to the page's audit store as the page writes them, one record each (audit-store.mjs).
-STORE_ENTRIES = """async (texts) => {
-  const db = await new Promise((ok, fail) => { const r = indexedDB.open("kd-tree-explorer", 1);
-    r.onupgradeneeded = () => r.result.createObjectStore("audit", { keyPath: "seq", autoIncrement: true });
-    r.onsuccess = () => ok(r.result); r.onerror = () => fail(r.error); });
-  const t = db.transaction("audit", "readwrite");
-  for (const json of texts) t.objectStore("audit").add({ json });
-  await new Promise((ok, fail) => { t.oncomplete = ok; t.onerror = () => fail(t.error); });
-  db.close();
-  return texts.length;
-}"""
 
 
 def test_the_matrix_and_a_case_read_alike_and_the_address_reopens_the_case(page, fresh_site, tmp_path):
@@ -218,7 +208,7 @@ def test_the_matrix_and_a_case_read_alike_and_the_address_reopens_the_case(page,
     page.goto(fresh_site.url + "ai-eval/")
     assert_python_ready(page)
     page.wait_for("body[data-eval-ready='true']")
-    assert page.evaluate(STORE_ENTRIES, [json.dumps(entry) for entry in entries]) == len(entries)
+    page.evaluate(ADD_ROWS, [{"json": json.dumps(entry)} for entry in entries])  # as the page stores entries
     page.reload()
     page.wait_for("body[data-eval-ready='true']")
     log = tmp_path / "log.jsonl"
