@@ -18,6 +18,7 @@ from pyapp.evaluation.agreement import latest_ratings
 from pyapp.evaluation.evalset import case_facts
 from pyapp.evaluation.runs import Run
 from pyapp.explanation.rubric import RUBRIC
+from pyapp.presentation.case_matrix import cell_of
 
 
 def explorer_query(case, step: int | None = None) -> str:
@@ -97,7 +98,7 @@ def case_view(run: Run, case_id: str, entries: Sequence[dict]) -> dict:
     rated = [{"rater": rater, "answers": [{"question": q.text, "answer": "yes" if answers[q.key] else "no"}
                                           for q in RUBRIC.questions]}
              for (rater, call_id), answers in sorted(ratings.items()) if call_id == result.entry_id]
-    status = str(grade.outcome if grade is not None else result.status)
+    status = cell_of(result)
     ids = [r.case_id for r in run.cases]
     return {
         "run_id": run.run_id,
