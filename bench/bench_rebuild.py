@@ -25,8 +25,8 @@ Chromium (``tests/support/pyodide_harness.py``, the way the page runs it):
 
 Every timing starts with an empty grading cache.
 
-One script of about 500 lines: the four runtimes it times (CPython, Pyodide in node, a worker in
-Chromium, the page) share its synthetic log and its timing loop, and are compared in one report.
+The script stays whole, at about 520 lines: the four runtimes it times (CPython, Pyodide in node, a
+worker in Chromium, the page) share its synthetic log and its timing loop, and are compared in one report.
 
 ``--page-sizes`` times the page itself: the real site, its IndexedDB store filled
 with the log, /ai-eval/ reopened in a new tab (a new worker, nothing read yet) three ways:
