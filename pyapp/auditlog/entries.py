@@ -160,6 +160,50 @@ def rating_entry(
     return entry
 
 
+def judgement_entry(*, entry_id: str, time: datetime | str, call_id: str, judging_id: str, prompt: Any,
+                    rubric_version: str, settings: Settings, outcome: CallOutcome, verdict: Any) -> dict:
+    """The audit entry of one request to a model judge about the call ``call_id`` (DR-012).
+
+    ``prompt`` needs ``.version`` and ``.hash``; ``verdict`` (``pyapp.explanation.judge.Verdict``) is what
+    the reply said, ``None`` when no reply came. The reply is kept, cut to :data:`MAX_TEXT_BYTES`.
+    """
+    reply = outcome.reply
+    if (reply is None) != (verdict is None):
+        raise ValueError("a judge's reply needs its verdict, and only a reply has one")
+    message = " ".join(part for part in (storable(outcome.message), None if verdict is None else verdict.detail)
+                       if part)
+    input_tokens = None if reply is None else _token_count(reply.input_tokens)
+    output_tokens = None if reply is None else _token_count(reply.output_tokens)
+    entry = {
+        "format": AUDIT_FORMAT,
+        "id": entry_id,
+        "type": EntryType.JUDGEMENT,
+        "time": format_time(time),
+        "call_id": call_id,
+        "judging_id": judging_id,
+        "prompt_version": prompt.version,
+        "prompt_hash": prompt.hash,
+        "rubric_version": rubric_version,
+        "settings": settings.to_dict(),
+        "status": outcome.status,
+        "reply": None if reply is None else _cut(storable(reply.text), MAX_TEXT_BYTES),
+        "stop": None if reply is None else reply.stop,
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "answer_ms": outcome.answer_ms,
+        "total_ms": outcome.total_ms,
+        "retries": outcome.retries,
+        "error": outcome.error,
+        "failure": None if verdict is None else verdict.failure,
+        "message": _cut(message, MAX_TEXT_BYTES),
+        "model_reported": None if reply is None else _cut(storable(reply.model), MAX_REPORTED_BYTES),
+        "answers": None if verdict is None else verdict.answers,
+        "reasons": None if verdict is None else verdict.reasons,
+    }
+    _raise_if_invalid(entry)
+    return entry
+
+
 def cancel_entry(
     entry_id: str, time: datetime | str, run_id: str, case_id: str, call_id: str | None = None
 ) -> dict:

@@ -2,14 +2,16 @@
 
 Audit log entries are plain JSON-able dicts, appended to IndexedDB and exported.
 
-The log is append-only. Six entry types:
+The log is append-only. Seven entry types:
 
 ``call``      one per call, success or failure, written before anything is shown;
 ``decision``  a visitor's verdict (helpful or not, with a note) on an earlier call;
 ``cancel``    a visitor cancelled a case of a run (points at the call, if one ran);
 ``rating``    a named rater's yes/no answers to the rubric (``pyapp.explanation.rubric``) on an earlier call (DR-009);
 ``plan``      a comparison of two configurations registered in advance (``pyapp.evaluation.plans``);
-``own_case``  a search the visitor added to their own cases in the explorer (``pyapp.evaluation.own_cases``, DR-009).
+``own_case``  a search the visitor added to their own cases in the explorer (``pyapp.evaluation.own_cases``, DR-009);
+``judgement`` a model judge's verdict on the rubric (``pyapp.explanation.judge``) about an earlier call, or why
+              it gave none: one entry per request to the judge (DR-012).
 
 Every entry carries ``format`` (:data:`AUDIT_FORMAT`), ``id``, ``type`` and
 ``time`` (ISO 8601, UTC, millisecond precision, ``Z`` suffix). Later facts
@@ -97,6 +99,15 @@ SEARCH_KEYS = ("order", "kind", "lon", "lat", "radius")
 PLAN_KEYS = _COMMON_KEYS + ("x", "y", "metric", "rule", "note")
 
 
+# A judge's request is audited as a call is: settings, status, tokens, latencies, retries, error; its reply is
+# kept (cut to MAX_TEXT_BYTES) so a judge failure can be shown, and a verdict is its answers and reasons.
+JUDGEMENT_KEYS = _COMMON_KEYS + (
+    "call_id", "judging_id", "prompt_version", "prompt_hash", "rubric_version", "settings", "status", "reply",
+    "stop", "input_tokens", "output_tokens", "answer_ms", "total_ms", "retries", "error", "failure", "message",
+    "model_reported", "answers", "reasons",
+)
+
+
 OWN_CASE_KEYS = _COMMON_KEYS + ("search",)
 OWN_CASE_SET_KEY = "set"  # optional: the set's name with this search in it, in the log it was added to
 # A name of the visitor's own set: "own-" and the first 8 hex digits of a sha256 (pyapp.evaluation.own_cases).
@@ -109,7 +120,8 @@ PLAN_METRIC = "grounded_share"
 
 
 KEYS = {EntryType.CALL: CALL_KEYS, EntryType.DECISION: DECISION_KEYS, EntryType.CANCEL: CANCEL_KEYS,
-         EntryType.RATING: RATING_KEYS, EntryType.PLAN: PLAN_KEYS, EntryType.OWN_CASE: OWN_CASE_KEYS}
+         EntryType.RATING: RATING_KEYS, EntryType.PLAN: PLAN_KEYS, EntryType.OWN_CASE: OWN_CASE_KEYS,
+         EntryType.JUDGEMENT: JUDGEMENT_KEYS}
 
 
 TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\Z")

@@ -35,8 +35,9 @@ from pyapp.auditlog.format import (
 )
 from pyapp.auditlog.rules import parse_rule
 from pyapp.core.jsontypes import hostile_values, is_int, shown, storable
-from pyapp.core.vocabulary import ANSWERED, EntryType, Outcome, SearchKind, Stop
-from pyapp.explanation.rubric import answers_problem
+from pyapp.core.vocabulary import ANSWERED, EntryType, JudgeFailure, Outcome, SearchKind, Stop
+from pyapp.explanation.judge import MAX_REASON_CHARS
+from pyapp.explanation.rubric import RUBRICS, answers_problem
 from pyapp.kdtree.tree import ORDERS
 from pyapp.providers.settings import Settings
 
@@ -181,6 +182,8 @@ def validate_entry(obj: Any) -> list[str]:
         _check_plan(check)
     elif kind == EntryType.OWN_CASE:
         _check_own_case(check)
+    elif kind == EntryType.JUDGEMENT:
+        _check_judgement(check)
     else:
         check.id("run_id")
         check.id("case_id")
@@ -201,6 +204,49 @@ def _check_plan(check: _Checker) -> None:
     except ValueError as exc:
         check.fail("rule", str(exc))
     check.text("note", MAX_NOTE_BYTES)
+
+
+_JUDGE_FAILURES = tuple(JudgeFailure)
+
+
+def _check_judgement(check: _Checker) -> None:
+    obj = check.obj
+    check.id("call_id")
+    check.id("judging_id")
+    check.id("prompt_version")
+    if not isinstance(obj["prompt_hash"], str) or not _HASH_RE.match(obj["prompt_hash"]):
+        check.fail("prompt_hash", "must be 64 lowercase hex digits")
+    check.choice("rubric_version", tuple(RUBRICS))
+    problem = _settings_problem(obj["settings"])
+    if problem is not None:
+        check.fail("settings", problem)
+    check.int_range("status", 100, 599, optional=True)
+    check.text("reply", MAX_TEXT_BYTES, optional=True)
+    check.choice("stop", _STOPS, optional=True)
+    check.int_range("input_tokens", 0, MAX_NUMBER, optional=True)
+    check.int_range("output_tokens", 0, MAX_NUMBER, optional=True)
+    check.ms("answer_ms", optional=True)
+    check.ms("total_ms")
+    check.int_range("retries", 0, 1000)
+    check.choice("error", CALL_ERRORS, optional=True)
+    check.choice("failure", _JUDGE_FAILURES, optional=True)
+    check.text("message", MAX_TEXT_BYTES)
+    check.text("model_reported", MAX_REPORTED_BYTES, optional=True)
+    answers, reasons, error, failure = obj["answers"], obj["reasons"], obj["error"], obj["failure"]
+    if answers is not None or reasons is not None:
+        problem = answers_problem(obj["rubric_version"], answers)
+        if problem:
+            check.problems.append(problem)
+        if not (isinstance(reasons, dict) and isinstance(answers, dict) and set(reasons) == set(answers)
+                and all(isinstance(r, str) and 0 < len(r) <= MAX_REASON_CHARS for r in reasons.values())):
+            check.fail("reasons", f"must give a reason of 1-{MAX_REASON_CHARS} characters for every answer")
+    verdict = answers is not None
+    if verdict and (error is not None or failure is not None or obj["reply"] is None or obj["stop"] is None):
+        check.fail("answers", "a verdict needs a reply and a stop, and no error or failure")
+    if error is not None and (failure is not None or obj["reply"] is not None):
+        check.fail("error", "a request that failed has no reply and no judge failure")
+    if not verdict and error is None and (failure is None or obj["reply"] is None or obj["stop"] is None):
+        check.fail("failure", "a reply without a verdict needs the judge failure that explains it")
 
 
 def _check_own_case(check: _Checker) -> None:

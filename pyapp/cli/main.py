@@ -12,12 +12,12 @@ import sys
 from collections.abc import Sequence
 from contextlib import nullcontext
 
-from pyapp.cli import agreement, baseline, compare, diff, evalset, experiment, prompt, report, run, trace
+from pyapp.cli import agreement, baseline, compare, diff, evalset, experiment, judge, prompt, report, run, trace
 from pyapp.cli.inputs import UsageError
 from pyapp.core.collector import gc_paused
 
 # In the order ``--help`` lists them.
-COMMANDS = (trace, evalset, prompt, report, compare, agreement, experiment, baseline, diff, run)
+COMMANDS = (trace, evalset, prompt, report, compare, agreement, experiment, baseline, diff, run, judge)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,8 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     # Reading, rebuilding and grading a log make many small objects and no cycles, so the collector's passes
-    # only cost time (pyapp.core.collector); ``run`` waits on a provider for hours and keeps it running.
-    paused = nullcontext() if args.command == "run" else gc_paused()
+    # only cost time (pyapp.core.collector); ``run`` and ``judge`` wait on a provider for hours and keep it running.
+    paused = nullcontext() if args.command in ("run", "judge") else gc_paused()
     try:
         with paused:
             status = args.run(args)

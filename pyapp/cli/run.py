@@ -37,7 +37,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--set", dest="set_version", default=given, metavar="SET", help=set_help("the log"))
     p.add_argument("--runs", type=int, default=given, help="how many runs of the set (default 1)")
     p.add_argument("--max-tokens", type=int, default=given, help="max tokens per answer (default 4000)")
-    p.add_argument("--temperature", type=_temperature, default=given,
+    p.add_argument("--temperature", type=temperature, default=given,
                    help="sampling temperature (default 0); --temperature default leaves it to the model")
     p.add_argument("--concurrency", type=int, default=1, metavar="N",
                    help=f"calls in flight at once, 1 to {MAX_CONCURRENCY} (default 1); a rate limit met by one "
@@ -55,7 +55,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run, parser=p)
 
 
-def _temperature(text: str) -> float | None:
+def temperature(text: str) -> float | None:
     if text == "default":
         return None
     try:
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         if not names_own_set(args.set_version):
             FIXED_SETS.check(args.set_version)
         settings = Settings(args.provider, args.model, args.max_tokens, args.temperature, args.base_url)
-        _api_key(args.key_env, settings.provider)  # a missing key is said before the log is read
+        api_key_from(args.key_env, settings.provider)  # a missing key is said before the log is read
     log = LogFile(args.log)  # read whole, and checked that it can be written, before anything is asked
     if settings is None:
         run_ = rebuild(log.entries).run(args.continue_run)
@@ -116,12 +116,12 @@ def run(args: argparse.Namespace) -> int:
         (set_version, sets), runs = own_set_in(args.set_version, log.entries, args.log), args.runs
     else:
         set_version, sets, runs = args.set_version, FIXED_SETS, args.runs
-    log.key = _api_key(args.key_env, settings.provider)
+    log.key = api_key_from(args.key_env, settings.provider)
     size = run_size(runs, settings.max_tokens, args.price_in, args.price_out, set_version, sets, cases)
     return _ask(args, settings, log, runs, set_version, sets, size)
 
 
-def _api_key(key_env: str | None, provider: str) -> str | None:
+def api_key_from(key_env: str | None, provider: str) -> str | None:
     name = key_env or KEY_VARIABLES.get(provider)
     api_key = os.environ.get(name) if name else None
     if name and not api_key and (key_env or provider != OPENAI_COMPATIBLE):

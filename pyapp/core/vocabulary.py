@@ -77,6 +77,15 @@ class ModelFailure(StrEnum):
     SCHEMA_MISMATCH = "schema_mismatch"
 
 
+class JudgeFailure(StrEnum):
+    """Why a judge's reply is not a verdict (``pyapp.explanation.judge``): a judge failure, never a rating."""
+
+    TRUNCATED = "truncated"
+    REFUSAL = "refusal"
+    INVALID_JSON = "invalid_json"
+    SCHEMA_MISMATCH = "schema_mismatch"
+
+
 class CaseStatus(StrEnum):
     """Where a case of a run stands, as the log shows it (``pyapp.evaluation.runs``)."""
 
@@ -96,3 +105,4 @@ class EntryType(StrEnum):
     RATING = "rating"
     PLAN = "plan"
     OWN_CASE = "own_case"
+    JUDGEMENT = "judgement"

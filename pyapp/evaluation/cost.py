@@ -58,16 +58,31 @@ def run_size(runs: int = 1, max_tokens: int | None = None, price_in: float | Non
     """The size of ``runs`` runs of set ``set_version`` (a name ``sets`` knows), or of its ``cases`` alone (what
     a continued run asks), and with prices their estimated cost (module doc)."""
     runs = check_runs(runs)
-    price_in, price_out = check_price(price_in, "input"), check_price(price_out, "output")
     per_run_calls, per_run_chars = characters_per_run(set_version, sets, cases)
-    calls, chars = per_run_calls * runs, per_run_chars * runs
+    calls = per_run_calls * runs
+    opening = f"{runs} run{'s' if runs > 1 else ''} send{'' if runs > 1 else 's'} {fmt_count(calls)} calls"
+    return {"runs": runs, **_size(opening, calls, per_run_chars * runs, max_tokens, price_in, price_out)}
+
+
+def judging_size(prompts: Sequence, schema: dict, max_tokens: int | None = None, price_in: float | None = None,
+                 price_out: float | None = None) -> dict:
+    """The size of asking a model judge once per prompt of ``prompts`` (``.system`` and ``.user``) to answer in
+    ``schema``, and with prices its estimated cost, as for a run (module doc)."""
+    sent = len(json.dumps(schema_for_sending(schema)))
+    chars = sum(len(p.system) + len(p.user) + sent for p in prompts)
+    opening = f"Judging sends {fmt_count(len(prompts))} call{'s' if len(prompts) != 1 else ''}"
+    return _size(opening, len(prompts), chars, max_tokens, price_in, price_out)
+
+
+def _size(opening: str, calls: int, chars: int, max_tokens: int | None, price_in: float | None,
+          price_out: float | None) -> dict:
+    price_in, price_out = check_price(price_in, "input"), check_price(price_out, "output")
     tokens = math.ceil(chars / CHARS_PER_TOKEN)
     output_cap = None if max_tokens is None else max_tokens * calls
-    size = {"runs": runs, "calls": calls, "characters": chars, "input_tokens_estimate": tokens,
+    size = {"calls": calls, "characters": chars, "input_tokens_estimate": tokens,
             "output_tokens_cap": output_cap, "input_cost_estimate": None, "output_cost_cap": None}
-    shown = [f"{runs} run{'s' if runs > 1 else ''} send{'' if runs > 1 else 's'} {fmt_count(calls)} calls with "
-             f"{fmt_count(chars)} characters of prompts and schema, about {fmt_count(tokens)} input tokens "
-             f"(at {CHARS_PER_TOKEN} characters a token)"]
+    shown = [f"{opening} with {fmt_count(chars)} characters of prompts and schema, about {fmt_count(tokens)} input "
+             f"tokens (at {CHARS_PER_TOKEN} characters a token)"]
     if price_in is not None:
         size["input_cost_estimate"] = tokens * price_in / 1e6
         shown.append(f"input about {fmt_money(size['input_cost_estimate'])} at {price_in:g} per million tokens")
@@ -83,20 +98,27 @@ def actual_usage(entries: Iterable[dict], run_ids: Sequence[str], price_in: floa
                  price_out: float | None = None) -> dict:
     """Token counts the provider reported for every call of ``run_ids`` (failed and repeated calls too:
     they were sent), and with prices their cost. Calls answered without counts are counted apart."""
-    price_in, price_out = check_price(price_in, "input"), check_price(price_out, "output")
     wanted = set(run_ids)
-    calls = input_tokens = output_tokens = uncounted = 0
-    for entry in entries:
-        if entry["type"] != EntryType.CALL or entry["run_id"] not in wanted:
-            continue
-        calls += 1
-        input_tokens += entry["input_tokens"] or 0
-        output_tokens += entry["output_tokens"] or 0
-        if entry["outcome"] in ANSWERED and (entry["input_tokens"] is None or entry["output_tokens"] is None):
-            uncounted += 1
-    usage = {"runs": len(wanted), "calls": calls, "input_tokens": input_tokens, "output_tokens": output_tokens,
+    calls = [e for e in entries if e["type"] == EntryType.CALL and e["run_id"] in wanted]
+    return {"runs": len(wanted), **_usage(calls, lambda e: e["outcome"] in ANSWERED, price_in, price_out)}
+
+
+def judging_usage(entries: Iterable[dict], judging_ids: Sequence[str], price_in: float | None = None,
+                  price_out: float | None = None) -> dict:
+    """Token counts the provider reported for every call of the judgings ``judging_ids``, as for runs."""
+    wanted = set(judging_ids)
+    calls = [e for e in entries if e["type"] == EntryType.JUDGEMENT and e["judging_id"] in wanted]
+    return {"judgings": len(wanted), **_usage(calls, lambda e: e["reply"] is not None, price_in, price_out)}
+
+
+def _usage(calls: list[dict], answered, price_in: float | None, price_out: float | None) -> dict:
+    price_in, price_out = check_price(price_in, "input"), check_price(price_out, "output")
+    input_tokens = sum(e["input_tokens"] or 0 for e in calls)
+    output_tokens = sum(e["output_tokens"] or 0 for e in calls)
+    uncounted = sum(1 for e in calls if answered(e) and (e["input_tokens"] is None or e["output_tokens"] is None))
+    usage = {"calls": len(calls), "input_tokens": input_tokens, "output_tokens": output_tokens,
              "answers_without_counts": uncounted, "cost": None}
-    shown = (f"{fmt_count(calls)} calls used {fmt_count(input_tokens)} input and {fmt_count(output_tokens)} "
+    shown = (f"{fmt_count(len(calls))} calls used {fmt_count(input_tokens)} input and {fmt_count(output_tokens)} "
              "output tokens, as the provider reported them")
     if price_in is not None and price_out is not None:
         usage["cost"] = input_tokens * price_in / 1e6 + output_tokens * price_out / 1e6

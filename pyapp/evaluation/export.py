@@ -8,7 +8,7 @@ A JSON export is one object::
 The entries are the audit log's own (``pyapp.auditlog.entries``): every call carries its
 prompt version, prompt hash and request settings, and no entry has a field that
 could hold the API key. Exporting one run takes its calls, its cancel entries
-and the decisions and rubric ratings on its calls; exporting all runs takes
+and the decisions, rubric ratings and model judges' verdicts on its calls; exporting all runs takes
 those of every run. The explorer's own calls (no run) are exported on their
 own, with the decisions and ratings on them, from the explorer page. Every
 export holds the visitor's own cases, which a run of their set is rebuilt from.
@@ -56,7 +56,7 @@ CSV_COLUMNS = (
 UTF8_ONLY = ("The file is not UTF-8 text; an export is always UTF-8 (with or without a byte order mark). "
              "Nothing was imported.")
 # Entries that say something about an earlier call and belong wherever that call goes.
-_ON_A_CALL = (EntryType.DECISION, EntryType.RATING)
+_ON_A_CALL = (EntryType.DECISION, EntryType.RATING, EntryType.JUDGEMENT)
 # A spreadsheet runs a cell starting with one of these as a formula.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -70,7 +70,8 @@ class ImportFileError(ValueError):
 
 
 def select_entries(entries: Iterable[dict], run_id: str | None = None, *, explorer: bool = False) -> list[dict]:
-    """The valid entries of one run (or every run) in log order: calls, cancels, decisions and ratings on its calls.
+    """The valid entries of one run (or every run) in log order: calls, cancels, and the decisions, ratings and
+    judgements on its calls.
 
     Every export holds the visitor's own cases (``own_case`` entries). Every run's export holds the plans
     too (they compare configurations, not one run).

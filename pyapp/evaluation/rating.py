@@ -12,17 +12,7 @@ from collections.abc import Sequence
 from pyapp.evaluation.agreement import latest_ratings
 from pyapp.evaluation.evalset import case_search
 from pyapp.evaluation.runs import Run
-from pyapp.explanation.grading import parse_answer
-
-
-def explanation_text(answer: str) -> str:
-    """The prose a rater rates: the answer's ``walkthrough`` when it is one, else the answer as it came."""
-    try:
-        claims = parse_answer(answer)
-    except (ValueError, RecursionError):
-        return answer
-    walkthrough = claims.get("walkthrough") if isinstance(claims, dict) else None
-    return walkthrough if isinstance(walkthrough, str) and walkthrough.strip() else answer
+from pyapp.explanation.rubric import explanation_text
 
 
 def rating_queue(run: Run, entries: Sequence[dict], rater: str) -> list[dict]:

@@ -78,8 +78,8 @@ class RunIndex:
                 self._decisions[call_id] = Decision(entry["id"], entry["helpful"], entry["note"])
                 self._built.pop(self._run_of_call.get(call_id, ""), None)
             return
-        if kind == EntryType.RATING:
-            return  # ratings are read by pyapp.evaluation.agreement; they change no run
+        if kind in (EntryType.RATING, EntryType.JUDGEMENT):
+            return  # read by pyapp.evaluation.agreement and judge_agreement; they change no run
         if kind == EntryType.PLAN:  # about configurations, not a run (pyapp.evaluation.plans)
             return
         if kind == EntryType.OWN_CASE:  # a new state of the visitor's set: runs of it may now be rebuilt

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pyapp.explanation.grading import parse_answer
+
 
 @dataclass(frozen=True)
 class Question:
@@ -68,3 +70,13 @@ def answers_problem(version: object, answers: object) -> str | None:
     if not all(isinstance(value, bool) for value in answers.values()):
         return "answers: every answer must be true (yes) or false (no)"
     return None
+
+
+def explanation_text(answer: str) -> str:
+    """The prose a rater rates: the answer's ``walkthrough`` when it is one, else the answer as it came."""
+    try:
+        claims = parse_answer(answer)
+    except (ValueError, RecursionError):
+        return answer
+    walkthrough = claims.get("walkthrough") if isinstance(claims, dict) else None
+    return walkthrough if isinstance(walkthrough, str) and walkthrough.strip() else answer

@@ -1,7 +1,9 @@
 """The agreement figures as ``python -m pyapp agreement`` prints them: the same figures the page's tables show
-(DR-009)."""
+(DR-009), and each model judge's against the people (DR-012)."""
 
 from __future__ import annotations
+
+from pyapp.evaluation.judge_agreement import CONSENSUS
 
 
 def _figure_lines(label: str, figure: dict, indent: str = "  ") -> list[str]:
@@ -41,4 +43,68 @@ def format_agreement_report(report: dict) -> str:
         for d in figure["disagreements"]:
             lines.append(f"    run {d['run_id']} {d['case_id']} (call {d['call_id']}): {d['verdict']}, "
                          f"graded {d['outcome']}")
+    if report["judges"]:
+        lines.append(format_judges(report["judges"]))
+    return "\n".join(lines)
+
+
+def _table_lines(figure: dict, rows: tuple[str, str], columns: tuple[str, str]) -> list[str]:
+    (a, b), (c, d) = figure["table"]
+    return [f"    {'':<16}{columns[0]:>14}{columns[1]:>16}",
+            f"    {rows[0]:<16}{a:>14}{b:>16}",
+            f"    {rows[1]:<16}{c:>14}{d:>16}"]
+
+
+def _pair_lines(pair: dict) -> list[str]:
+    other = pair["raters"][1]
+    lines = [f"  against {'the ' if other == CONSENSUS else ''}{other}: {pair['n']} answer(s) judged by both"]
+    for q in pair["questions"]:
+        lines.extend(_figure_lines(q["key"], q, "    "))
+    lines.extend(_figure_lines("overall", pair["overall"], "    "))
+    lines.append(f"    overall verdicts, the judge's in rows and {'the ' if other == CONSENSUS else ''}{other}'s "
+                 "in columns:")
+    lines.extend(_table_lines(pair["overall"], ("acceptable", "not acceptable"), ("acceptable", "not acceptable")))
+    return lines
+
+
+def format_judges(judges: list[dict]) -> str:
+    """The model judges' figures (DR-012): against each person, the consensus and the grade, and the probes."""
+    lines = []
+    for judge in judges:
+        lines.append("")
+        label = f" [{judge['label']}]" if judge["label"] else ""
+        lines.append(f"judge {judge['judge']}{label}: {judge['verdicts']} verdict(s) from {judge['requests']} "
+                     f"request(s) in {judge['judgings']} judging(s), {len(judge['failures'])} judge failure(s)")
+        lines.append(f"  {judge['validation_note']}")
+        for failure in judge["failures"][:5]:
+            lines.append(f"  failure on call {failure['call_id']}: {failure['failure']}. {failure['message']}")
+        for pair in (*judge["versus_people"], judge["versus_consensus"]):
+            lines.extend(_pair_lines(pair))
+        grade = judge["versus_grade"]
+        lines.append(f"  against the mechanical grade: {grade['n']} answer(s)")
+        lines.extend(_table_lines(grade, ("acceptable", "not acceptable"), ("grounded", "not grounded")))
+        lines.extend(_figure_lines("verdict", grade, "    "))
+        length = judge["length"]
+        lines.append("  yes-rate by answer length (characters of prose), judge against people:")
+        for third in length["terciles"]:
+            span = "-" if third["characters"] is None else f"{third['characters'][0]}-{third['characters'][1]}"
+            lines.append(f"    {third['third']:<9}{span:>12}  judge {third['judge']['display']:<14} "
+                         f"people {third['people']['display']}")
+        if length["note"]:
+            lines.append(f"    {length['note']}")
+        own = judge["self_preference"]
+        if own["flagged"]:
+            lines.append(f"  {own['note']}")
+            lines.append(f"    own model's answers: kappa {own['own']['display']['kappa']}, "
+                         f"agree {own['own']['display']['agreement']}")
+            lines.append(f"    other answers: kappa {own['others']['display']['kappa']}, "
+                         f"agree {own['others']['display']['agreement']}")
+        same = judge["consistency"]
+        if same["note"]:
+            lines.append(f"  consistency: {same['note']}")
+        else:
+            lines.append(f"  consistency over {same['judgings']} judgings: same verdict in every one on "
+                         f"{same['unchanged']['display']} answers")
+            for repeat in same["repeats"]:
+                lines.extend(_figure_lines(f"judging {repeat['judging']}", repeat["overall"], "    "))
     return "\n".join(lines)

@@ -23,7 +23,7 @@ VERSION = "2023-06-01"
 
 
 def request(
-    settings: Settings, prompt: PromptLike, key: str, schema: dict, schema_name: str
+    settings: Settings, prompt: PromptLike, key: str, schema: dict, schema_name: str, description: str
 ) -> HttpRequest:
     body: dict[str, Any] = {"model": settings.model, "max_tokens": settings.max_tokens}
     if prompt.system:
@@ -32,7 +32,7 @@ def request(
     body["tools"] = [
         {
             "name": schema_name,
-            "description": "Record the explanation of the search as JSON that fits this schema.",
+            "description": description,
             "input_schema": schema,
         }
     ]

@@ -24,6 +24,8 @@ from pyapp.providers.settings import ANTHROPIC, OPENAI_COMPATIBLE, PROVIDERS, Se
 from pyapp.providers.wire import HttpRequest, PromptLike, Reply, ShapeError
 
 DEFAULT_SCHEMA_NAME = "search_explanation"
+# What Anthropic's forced tool is told it records (OpenAI's strict schema takes no such text).
+DEFAULT_TOOL_DESCRIPTION = "Record the explanation of the search as JSON that fits this schema."
 
 
 _SNIPPET_LIMIT = 120
@@ -56,6 +58,7 @@ def build_request(
     schema: dict,
     *,
     schema_name: str = DEFAULT_SCHEMA_NAME,
+    description: str = DEFAULT_TOOL_DESCRIPTION,
 ) -> HttpRequest:
     """The HTTP request that asks ``settings.model`` to answer ``prompt`` in ``schema``.
 
@@ -88,7 +91,7 @@ def build_request(
         )
     schema = schema_for_sending(schema)
     if settings.provider == ANTHROPIC:
-        return anthropic.request(settings, prompt, key or "", schema, schema_name)
+        return anthropic.request(settings, prompt, key or "", schema, schema_name, description)
     return openai.request(settings, prompt, key, schema, schema_name)
 
 

@@ -17,6 +17,7 @@ from pyapp.core.vocabulary import (
     CaseStatus,
     EntryType,
     ErrorClass,
+    JudgeFailure,
     ModelFailure,
     Outcome,
     SearchKind,
@@ -38,7 +39,8 @@ STORED = {
     Outcome: ["grounded", "not_grounded", "model_failure", "infrastructure_failure", "cancelled"],
     ModelFailure: ["truncated", "refusal", "invalid_json", "schema_mismatch"],
     CaseStatus: ["graded", "stale_input", "infrastructure_failure", "cancelled", "never_asked"],
-    EntryType: ["call", "decision", "cancel", "rating", "plan", "own_case"],
+    EntryType: ["call", "decision", "cancel", "rating", "plan", "own_case", "judgement"],
+    JudgeFailure: ["truncated", "refusal", "invalid_json", "schema_mismatch"],
 }
 
 

@@ -1,10 +1,10 @@
 """Generated hostile exports through the import path and the command line: no uncaught exception (DR-006).
 
 Each example is a valid-looking export of two runs, a decision, a rating, a cancel
-entry, a plan and an explorer call, with one to three hostile values put into random
-fields: huge integers, floats at the edges, literal overflowing numbers, lone
-surrogates, text that looks like a number, nested junk, wrong types, missing and
-unknown keys, and hostile claims inside a model's answer. The file is a JSON export
+entry, a plan, an explorer call and a model judge's verdict and failure, with one to
+three hostile values put into random fields: huge integers, floats at the edges,
+literal overflowing numbers, lone surrogates, text that looks like a number, nested
+junk, wrong types, missing and unknown keys, and hostile claims inside a model's answer. The file is a JSON export
 or, as the page and the command line also read, a log of one entry a line. Whatever
 the file, the import either refuses it with a message a person can read, or every
 view the page and the command line build from it works, and every answer is graded
@@ -25,9 +25,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from eval_helpers import answer_for, at, call, cancel, decision, rating
+from judge_design import judgement
 from pyapp.auditlog.entries import plan_entry
 from pyapp.auditlog.format import CALL_KEYS
 from pyapp.cli import main as cli
+from pyapp.evaluation.agreement import agreement_report
 from pyapp.evaluation.evalset import EVAL_SET_VERSION
 from pyapp.evaluation.export import ImportFileError, export_csv, export_json, merge, parse_import
 from pyapp.evaluation.grader import UNGRADABLE
@@ -68,6 +70,9 @@ BASE.append(cancel("run-b", "C07", time=110))
 BASE.append(plan_entry("plan-1", at(115), "0d215187", "f8a851bd", "lower-bound-below:+0", "a plan"))
 BASE.append(call(None, "C01", time=120, search={"order": "file", "kind": "nearest", "lon": 24.94, "lat": 60.17,
                                                "radius": None}))
+BASE.append(judgement(BASE[1]["id"], {"pruning": True, "answer": True, "no_invention": False, "followable": True},
+                      time=125))
+BASE.append(judgement(BASE[2]["id"], None, failure="schema_mismatch", time=126))
 # Already in the visitor's log: another run and two of the file's entries, so merge meets both cases.
 EXISTING = _run("run-z", 200) + BASE[:2]
 
@@ -77,7 +82,8 @@ def mutation(draw):
     where = draw(st.sampled_from(["field", "field", "nested", "claim", "claim", "claim", "claim", "head", "drop",
                                   "add"]))
     index = draw(st.integers(0, len(BASE) - 1))
-    return where, index, draw(st.sampled_from(CALL_KEYS + ("note", "helpful", "call_id", "x", "y", "rule"))), \
+    return where, index, draw(st.sampled_from(CALL_KEYS + ("note", "helpful", "call_id", "x", "y", "rule", "answers",
+                                                           "reasons", "judging_id", "reply"))), \
         draw(st.sampled_from(CLAIMS + ("extra",))), draw(hostile_value)
 
 
@@ -95,6 +101,8 @@ def _apply(doc: dict, change: tuple) -> None:
         entry.pop(key, None)
     elif where == "add":
         entry[str(key) + "_x"] = value
+    elif where == "nested" and isinstance(entry.get("answers"), dict):
+        entry["answers" if index % 2 else "reasons"]["no_invention"] = value
     elif where == "nested" and isinstance(entry.get("settings"), dict):
         entry["settings"][("temperature", "max_tokens", "model", "base_url")[index % 4]] = value
     elif where == "claim" and isinstance(entry.get("answer"), str):
@@ -159,6 +167,7 @@ def _page_views(imported: list[dict]) -> None:
         assert all(case["detail"] != UNGRADABLE for case in report["cases"]), "grading raised on an answer"
     if len(rebuilt) > 1:
         json.dumps(compare_report(rebuilt[0], rebuilt[-1]), allow_nan=False)
+    json.dumps(agreement_report(log, list(rebuilt)), allow_nan=False)
     export_json(log).encode("utf-8")
     export_csv(log).encode("utf-8")
 
@@ -169,7 +178,8 @@ def _command_line(folder: Path, data: bytes) -> None:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         statuses = (cli.main(["report", str(path)]),
-                    cli.main(["compare", str(path), "--run", "run-a", "--run", "run-b", "--json"]))
+                    cli.main(["compare", str(path), "--run", "run-a", "--run", "run-b", "--json"]),
+                    cli.main(["agreement", str(path)]))
     assert set(statuses) <= {0, 1}
     out.getvalue().encode("utf-8")
     if err.getvalue():

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from eval_helpers import SETTINGS, answer_for, call, cancel, decision, full_run
+from judge_design import judgement
 from live_call import explain_case
 from pyapp.auditlog.format import MAX_ANSWER_BYTES
 from pyapp.auditlog.validation import validate_entry
@@ -26,6 +27,7 @@ from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, case_facts
 from pyapp.evaluation.export import UTF8_ONLY, ImportFileError, export_csv, export_json, merge, parse_import
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.explanation.grading import grade_answer
+from pyapp.explanation.rubric import RUBRIC
 from pyapp.presentation.report import run_report, runs_overview
 from pyapp.presentation.run_comparison import SAME_RUN, compare_report
 from pyapp.providers.client import HttpResponse
@@ -141,7 +143,9 @@ def test_validate_entry_never_raises_on_any_json_value(value):
 
 VALID = [call("run-1", "C01"), call(None, "C01", search={"order": "file", "kind": "nearest", "lon": 24.9,
                                                           "lat": 60.1, "radius": None}),
-         decision("e1", True, "fine"), cancel("run-1", "C02")]
+         decision("e1", True, "fine"), cancel("run-1", "C02"),
+         judgement("e1", dict.fromkeys(RUBRIC.keys, True)), judgement("e1", None, failure="invalid_json"),
+         judgement("e1", None, error="bad_request")]
 
 
 FIELDS = [(base, (key,)) for base in VALID for key in base] + [

@@ -13,9 +13,9 @@ from pyapp.auditlog.entries import rating_entry
 from pyapp.auditlog.format import RATING_KEYS
 from pyapp.auditlog.validation import validate_entry
 from pyapp.evaluation.export import ImportFileError, export_json, merge, parse_import
-from pyapp.evaluation.rating import explanation_text, rating_queue
+from pyapp.evaluation.rating import rating_queue
 from pyapp.evaluation.rebuild import rebuild
-from pyapp.explanation.rubric import RUBRIC, RUBRICS, VERDICT_RULE, answers_problem, overall_verdict
+from pyapp.explanation.rubric import RUBRIC, RUBRICS, VERDICT_RULE, answers_problem, explanation_text, overall_verdict
 
 WHEN = "2026-12-02T16:40:05.123Z"
 ALL_YES = dict.fromkeys(RUBRIC.keys, True)
