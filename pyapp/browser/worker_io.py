@@ -41,7 +41,8 @@ class ProgressLine:
     The page only places ``text``; the elapsed seconds are counted here.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, kind: str = "progress") -> None:
+        self.kind = kind  # the event's type: a judging's progress has its own line on the page
         self.label = ""
         self.state = None
         self.running = True
@@ -52,7 +53,7 @@ class ProgressLine:
 
     def send(self) -> None:
         if self.running and self.state is not None:
-            emit({"type": "progress", "text": f"{self.label}: {self.state.text(clock_ms())}."})
+            emit({"type": self.kind, "text": f"{self.label}: {self.state.text(clock_ms())}."})
 
     async def tick(self) -> None:
         import asyncio

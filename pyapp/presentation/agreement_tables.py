@@ -7,6 +7,8 @@ line rest on the same figures.
 
 from __future__ import annotations
 
+from pyapp.presentation.judge_tables import judge_tables
+
 QUESTION_COLUMNS = ("Question", "Agreement", "Kappa (95% interval)", "n")
 VERSUS_COLUMNS = ("Rubric verdict", "Grounded", "Not grounded")
 DISAGREEMENT_COLUMNS = ("Run", "Case", "Call", "Rubric verdict", "Mechanical grade")
@@ -56,4 +58,5 @@ def agreement_tables(report: dict) -> dict:
                                d["outcome"].replace("_", " ")] for d in figure["disagreements"]],
             "none_differ": "" if figure["disagreements"] else "The verdict and the grade agree on every answer.",
         })
-    return {"who": who, "note": report["note"] or "", "pairs": pairs, "versus": versus}
+    return {"who": who, "note": report["note"] or "", "pairs": pairs, "versus": versus,
+            "judges": judge_tables(report["judges"])}

@@ -56,3 +56,12 @@ def evalset_page(set_version: str = EVAL_SET_VERSION, sets: CaseSets = FIXED_SET
                         "wilson-20": display["all_grounded_wilson_low"],
                         "detectable": display["smallest_one_way"],
                         "detectable-points": display["smallest_one_way_points"]}}
+
+
+def judge_page() -> dict:
+    """What the page says about the model judge before Python starts: its instructions, their version, and the
+    number of answers it must be compared on before its verdicts lose the "not validated" label (DR-012)."""
+    from pyapp.evaluation.judge_agreement import VALIDATION_ANSWERS
+    from pyapp.explanation.judge import JUDGE_PROMPT_VERSION, system_text
+
+    return {"version": JUDGE_PROMPT_VERSION, "instructions": system_text(), "threshold": VALIDATION_ANSWERS}

@@ -1,6 +1,8 @@
 // The /ai-eval/ page: show the set, drive runs in the worker, render what pyapp.report computes.
 // Every number shown comes from pyapp; this file only places text and draws the plots.
 import { applySettings, download, readKey, readSettings, setupSettings } from "./ai-settings.mjs";
+import { element, row, table } from "./dom.mjs";
+import { setupJudge, showJudges } from "./judge.mjs";
 import { startPython } from "./python.mjs";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -11,41 +13,11 @@ let grouped = { configurations: [], apart: [] };
 
 const modelOf = (run) => (run.settings ? `${run.settings.provider} · ${run.settings.model}` : "mixed settings");
 
-function element(tag, text, attributes = {}) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = text;
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
-  return node;
-}
-
-function row(body, cells, attributes = {}) {
-  const tr = body.insertRow();
-  for (const [key, value] of Object.entries(attributes)) tr.setAttribute(key, value);
-  for (const value of cells) {
-    const td = tr.insertCell();
-    if (value instanceof Node) td.append(value);
-    else td.textContent = value ?? "–";
-  }
-  return tr;
-}
-
 function svg(name, attributes, parent) {
   const node = document.createElementNS(SVG, name);
   for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
   if (parent) parent.append(node);
   return node;
-}
-
-// A table in a focusable wrapper that scrolls sideways on a narrow screen, not the page.
-function table(label, headers, rows, attributes = {}) {
-  const t = element("table", null, attributes);
-  const head = t.createTHead().insertRow();
-  for (const h of headers) head.append(element("th", h, { scope: "col" }));
-  const body = t.createTBody();
-  for (const r of rows) row(body, r);
-  const wrap = element("div", null, { class: "table-wrap", tabindex: "0", role: "region", "aria-label": label });
-  wrap.append(t);
-  return wrap;
 }
 
 // The build rendered the first set from the same function (DR-002); Python's copy replaces it once ready,
@@ -146,10 +118,11 @@ async function showRunDetail(runId) {
 
 function fillRunSelects() {
   const options = overview.runs.map((run) => [run.run_id, `${run.label} · ${modelOf(run)}${run.set_note}`]);
-  for (const id of ["continue-select", "compare-a", "compare-b", "export-run", "rate-run"]) {
+  for (const id of ["continue-select", "compare-a", "compare-b", "export-run", "rate-run", "judge-run"]) {
     const select = $(id);
     const keep = select.value;
-    const first = id === "export-run" ? [["", "all runs"]] : id === "continue-select" && !options.length ? [["", "(no runs yet)"]] : [];
+    const first = id === "export-run" ? [["", "all runs"]] : id === "judge-run" ? [["", "every run"]]
+      : id === "continue-select" && !options.length ? [["", "(no runs yet)"]] : [];
     select.replaceChildren(...[...first, ...options].map(([value, label]) => element("option", label, { value })));
     if ([...select.options].some((o) => o.value === keep)) select.value = keep;
   }
@@ -667,6 +640,7 @@ async function refreshRuns() {
   await showMatrix();
   if (overview.runs.length) await showRunDetail(overview.runs[0].run_id);
   await offerOwnSet();
+  await judging.estimate();
 }
 
 async function compare() {
@@ -929,9 +903,10 @@ function showAgreement(view) {
       : element("p", rater.none_differ));
     out.append(part);
   }
+  showJudges(out, view.judges);
 }
 
-$("show-agreement").addEventListener("click", async () => {
+async function agreement() {
   try {
     const figures = await python.call("agreement");
     showAgreement(figures.tables);
@@ -940,7 +915,9 @@ $("show-agreement").addEventListener("click", async () => {
     $("agreement-tables").replaceChildren(element("p", `The figures could not be computed: ${error.message}`));
     $("agreement-text").textContent = "";
   }
-});
+}
+
+$("show-agreement").addEventListener("click", agreement);
 $("matrix-scope").addEventListener("change", async () => {
   $("case-view").hidden = true;
   await showMatrix();
@@ -972,6 +949,7 @@ python.ready.then(async () => {
 }).catch(() => {});
 
 setupSettings();
+const judging = setupJudge({ python, readSettings, readKey, price, afterJudging: agreement });
 const savedPrices = JSON.parse(localStorage.getItem(PRICES_NAME) || "{}");
 $("price-in").value = savedPrices.in ?? "";
 $("price-out").value = savedPrices.out ?? "";

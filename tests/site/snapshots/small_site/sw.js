@@ -4,25 +4,25 @@
 "use strict";
 
 const FILES = {
- "ai-eval/index.html": "46ff77a1d0eb",
+ "ai-eval/index.html": "169c6c486883",
  "app/small_site-0.1-py3-none-any.whl": "7429e83d59a0",
- "decisions/DR-001/index.html": "5522dba100d2",
- "decisions/DR-002/index.html": "76a60e1307ba",
+ "decisions/DR-001/index.html": "c669970e66ad",
+ "decisions/DR-002/index.html": "eee46d2fc1ad",
  "decisions/feed.xml": "cac584946cdd",
- "decisions/index.html": "2966a1910895",
+ "decisions/index.html": "09c9d473904d",
  "decisions/src/DR-001-first.md": "f4ecfbb8f70b",
  "decisions/src/DR-002-second.md": "5f3e0cf1f76a",
- "experiments/index.html": "77d1e1178f2e",
- "explorer/index.html": "97eeceacc80e",
- "index.html": "26e2fbf79b5e",
+ "experiments/index.html": "f71b7671a55e",
+ "explorer/index.html": "6b3182170699",
+ "index.html": "39e0273dc074",
  "pyodide/0.0.1/pyodide-lock.json": "91cd3bc2321f",
  "pyodide/0.0.1/pyodide.asm.mjs": "56343b130bf7",
  "pyodide/0.0.1/pyodide.asm.wasm": "9022a4e37cb3",
  "pyodide/0.0.1/pyodide.mjs": "381569709b41",
- "static/css/site.css": "6b5811818722",
+ "static/css/site.css": "e00e47cad067",
  "static/js/start.js": "d4a56d7c2bb6"
 };
-const VERSION = "2a9b8736d8e8";
+const VERSION = "cd245806242f";
 const ROOT = new URL("./", self.location.href).href; // sw.js sits at the site's root
 // One cache per version and per site: two copies of the site on one host keep their own.
 const PREFIX = `kd-tree-explorer ${ROOT} `;

@@ -1,0 +1,87 @@
+"""Each model judge's figures as the evaluation page's tables, every cell a string made here (DR-012).
+
+Made from the ``judges`` of :func:`pyapp.evaluation.agreement.agreement_report`, the dict
+``python -m pyapp agreement --json`` prints, as the people's tables are (DR-009).
+"""
+
+from __future__ import annotations
+
+from pyapp.evaluation.judge_agreement import CONSENSUS
+
+QUESTION_COLUMNS = ("Question", "Agreement", "Kappa (95% interval)", "n", "Both yes", "Judge yes only",
+                    "Judge no only", "Both no")
+GRADE_COLUMNS = ("Judge's verdict", "Grounded", "Not grounded")
+LENGTH_COLUMNS = ("Third by length", "Characters", "Judge says acceptable", "People say acceptable")
+FAILURE_COLUMNS = ("Call", "Judging", "Failure", "What happened")
+
+
+def _cells(label: str, figure: dict) -> list[str]:
+    shown = figure["display"]
+    (a, b), (c, d) = figure["table"]
+    return [label, shown["agreement"], shown["kappa"], str(figure["n"]), str(a), str(b), str(c), str(d)]
+
+
+def _notes(figures: list[dict]) -> list[str]:
+    return [figure["note"] for figure in figures if figure["note"]]
+
+
+def _versus(judge: str, pair: dict) -> dict:
+    other = pair["raters"][1]
+    named = f"the {other}" if other == CONSENSUS else other
+    labelled = [(q["text"], q) for q in pair["questions"]] + [("Overall verdict", pair["overall"])]
+    return {
+        "heading": f"Against {named}: {pair['n']} answer(s) with both verdicts",
+        "label": f"{judge} against {named}, per question",
+        "columns": list(QUESTION_COLUMNS),
+        "rows": [_cells(label, figure) for label, figure in labelled],
+        "notes": _notes([figure for _, figure in labelled]),
+    }
+
+
+def judge_tables(judges: list[dict]) -> list[dict]:
+    """One view per judge: its label and note, failures, the tables against people and the grade, the probes."""
+    views = []
+    for judge in judges:
+        name = judge["judge"]
+        grade = judge["versus_grade"]
+        (pg, pn), (fg, fn) = grade["table"]
+        length = judge["length"]
+        own = judge["self_preference"]
+        same = judge["consistency"]
+        views.append({
+            "judge": name,
+            "heading": f"{name}: {judge['verdicts']} verdict(s) from {judge['requests']} request(s) in "
+                       f"{judge['judgings']} judging(s), {len(judge['failures'])} judge failure(s)",
+            "label": judge["label"] or "",
+            "validation": judge["validation_note"],
+            "failures_label": f"{name}'s judge failures, never counted as ratings",
+            "failure_columns": list(FAILURE_COLUMNS),
+            "failures": [[f["call_id"], f["judging_id"], f["failure"].replace("_", " "), f["message"]]
+                         for f in judge["failures"]],
+            "versus": [_versus(name, pair) for pair in (*judge["versus_people"], judge["versus_consensus"])],
+            "grade": {
+                "label": f"{name}'s verdicts against the mechanical grade",
+                "columns": list(GRADE_COLUMNS),
+                "rows": [["acceptable", str(pg), str(pn)], ["not acceptable", str(fg), str(fn)]],
+                "figures": f"Agreement {grade['display']['agreement']}; kappa {grade['display']['kappa']}.",
+                "notes": _notes([grade]),
+            },
+            "length": {
+                "label": f"{name}'s yes-rate by answer length, against the people's",
+                "columns": list(LENGTH_COLUMNS),
+                "rows": [[t["third"], "–" if t["characters"] is None else f"{t['characters'][0]}–{t['characters'][1]}",
+                          t["judge"]["display"], t["people"]["display"]] for t in length["terciles"]],
+                "note": length["note"] or "",
+            },
+            "self_preference": "" if not own["flagged"] else (
+                f"{own['note']} On its own model's answers: agreement {own['own']['display']['agreement']}, kappa "
+                f"{own['own']['display']['kappa']}. On the others: agreement {own['others']['display']['agreement']}, "
+                f"kappa {own['others']['display']['kappa']}."),
+            "consistency": same["note"] or (
+                f"Over {same['judgings']} judgings the overall verdict was the same every time on "
+                f"{same['unchanged']['display']} answers. "
+                + " ".join(f"Judging {r['judging']} against the first: agreement "
+                           f"{r['overall']['display']['agreement']}, kappa {r['overall']['display']['kappa']}."
+                           for r in same["repeats"])),
+        })
+    return views
