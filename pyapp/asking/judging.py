@@ -11,6 +11,7 @@ rejected key or exhausted quota, on cancel, and after
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from datetime import UTC, datetime
 from pyapp.asking.runner import MAX_FAILURES_IN_A_ROW
 from pyapp.auditlog.entries import Clock, judgement_entry, stamp, utc_now
 from pyapp.core.vocabulary import Outcome
-from pyapp.evaluation.evalset import case_search
+from pyapp.evaluation.evalset import Case, case_search
 from pyapp.evaluation.runs import Run
 from pyapp.explanation.judge import VERDICT_SCHEMA, VERDICT_SCHEMA_NAME, JudgePrompt, judge_prompt, parse_verdict
 from pyapp.explanation.rubric import RUBRIC, explanation_text
@@ -35,12 +36,16 @@ MAX_JUDGINGS = 10
 
 @dataclass(frozen=True)
 class ToJudge:
-    """One counted answer to put before the judge, with the prompt it will be sent."""
+    """One counted answer to put before the judge: its case and the prose the judge rates."""
 
     run_id: str
     case_id: str
     call_id: str
-    prompt: JudgePrompt
+    case: Case
+    explanation: str
+
+    def prompt(self) -> JudgePrompt:
+        return judge_prompt(case_search(self.case), self.explanation)
 
 
 def new_judging_id(now: datetime | None = None) -> str:
@@ -63,9 +68,21 @@ def answers_to_judge(runs: Sequence[Run], run_ids: Sequence[str] | None = None) 
         if unknown:
             raise ValueError(f"no run {unknown[0]!r} in the log")
         runs = [run for run in runs if run.run_id in set(run_ids)]
-    return [ToJudge(run.run_id, r.case_id, r.entry_id,
-                    judge_prompt(case_search(r.case), explanation_text(r.answer or "")))
+    return [ToJudge(run.run_id, r.case_id, r.entry_id, r.case, explanation_text(r.answer or ""))
             for run in runs for r in run.graded]
+
+
+def prompt_characters(items: Sequence[ToJudge]) -> int:
+    """The characters of every item's prompt, system and user, without building each one: a prompt is its case's
+    prompt for an empty explanation with the explanation's JSON string in place of ``""``."""
+    empty: dict[Case, int] = {}
+    total = 0
+    for item in items:
+        if item.case not in empty:
+            base = judge_prompt(case_search(item.case), "")
+            empty[item.case] = len(base.system) + len(base.user) - len('""')
+        total += empty[item.case] + len(json.dumps(item.explanation, ensure_ascii=False))
+    return total
 
 
 async def judge_answers(
@@ -92,7 +109,8 @@ async def judge_answers(
             stopped = Outcome.CANCELLED
             break
         label = f"Judging {item.run_id} {item.case_id} ({index + 1} of {len(items)})"
-        request = build_request(settings, item.prompt, api_key, VERDICT_SCHEMA, schema_name=VERDICT_SCHEMA_NAME,
+        prompt = item.prompt()
+        request = build_request(settings, prompt, api_key, VERDICT_SCHEMA, schema_name=VERDICT_SCHEMA_NAME,
                                 description=TOOL_DESCRIPTION)
         outcome = await call(request, transport, sleep=sleep, clock=clock, cancelled=cancelled,
                              progress=lambda state, label=label: progress(label, state))
@@ -101,7 +119,7 @@ async def judge_answers(
         verdict = None if outcome.reply is None else parse_verdict(outcome.reply.text, outcome.reply.stop)
         entry_id, time = stamp(now)
         entry = judgement_entry(entry_id=entry_id, time=time, call_id=item.call_id, judging_id=judging_id,
-                                prompt=item.prompt, rubric_version=RUBRIC.version, settings=settings,
+                                prompt=prompt, rubric_version=RUBRIC.version, settings=settings,
                                 outcome=outcome, verdict=verdict)
         if contains_secret(entry, api_key):
             entry = scrub_secret(entry, api_key)

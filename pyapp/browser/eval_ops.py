@@ -69,7 +69,8 @@ async def case_detail(run_id: str, case_id: str) -> dict:
     from pyapp.presentation.case_view import case_view
 
     log = await log_cache.LOG.refresh()
-    return case_view(log.runs().run(run_id), case_id, log.entries)
+    index = log.runs()
+    return case_view(index.run(run_id), case_id, log.entries, lambda: index.rebuilt().runs)
 
 
 @op

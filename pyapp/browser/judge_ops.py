@@ -24,12 +24,14 @@ async def _answers(run_id: str | None) -> list:
 async def judging_estimate(run_id: str | None, judgings: int, max_tokens: int | None, price_in: float | None,
                            price_out: float | None) -> dict:
     """What ``judgings`` judgings of ``run_id``'s counted answers (every run's when None) send, and may cost."""
-    from pyapp.asking.judging import check_judgings
+    from pyapp.asking.judging import check_judgings, prompt_characters
     from pyapp.evaluation.cost import judging_size
     from pyapp.explanation.judge import VERDICT_SCHEMA
 
-    prompts = [item.prompt for item in await _answers(run_id)] * check_judgings(judgings)
-    return judging_size(prompts, VERDICT_SCHEMA, max_tokens, price_in, price_out)
+    items = await _answers(run_id)
+    times = check_judgings(judgings)
+    return judging_size(len(items) * times, prompt_characters(items) * times, VERDICT_SCHEMA, max_tokens, price_in,
+                        price_out)
 
 
 @op

@@ -34,6 +34,15 @@ def set_help(log: str) -> str:
             f"{log}: '{OWN}' for them as they are now, or an {OWN_SET_PREFIX}XXXXXXXX name")
 
 
+def add_key_and_prices(p: argparse.ArgumentParser) -> None:
+    """The options of every command that calls a provider: where the key is, and the visitor's prices."""
+    p.add_argument("--key-env", metavar="NAME",
+                   help="the environment variable holding the API key (default ANTHROPIC_API_KEY or "
+                        "OPENAI_API_KEY; none for openai-compatible). The key is never an argument.")
+    p.add_argument("--price-in", type=float, metavar="P", help="your price per million input tokens")
+    p.add_argument("--price-out", type=float, metavar="P", help="your price per million output tokens")
+
+
 def add_set_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", dest="set_version", default=EVAL_SET_VERSION, metavar="SET", help=set_help("LOG"))
     p.add_argument("log", metavar="LOG", nargs="?",

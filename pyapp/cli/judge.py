@@ -13,8 +13,15 @@ import asyncio
 import sys
 import time
 
-from pyapp.asking.judging import MAX_JUDGINGS, answers_to_judge, check_judgings, judge_answers, new_judging_id
-from pyapp.cli.inputs import UsageError
+from pyapp.asking.judging import (
+    MAX_JUDGINGS,
+    answers_to_judge,
+    check_judgings,
+    judge_answers,
+    new_judging_id,
+    prompt_characters,
+)
+from pyapp.cli.inputs import UsageError, add_key_and_prices
 from pyapp.cli.run import api_key_from, temperature
 from pyapp.evaluation.cost import judging_size, judging_usage
 from pyapp.evaluation.rebuild import rebuild
@@ -34,11 +41,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-tokens", type=int, default=1000, help="max tokens per verdict (default 1000)")
     p.add_argument("--temperature", type=temperature, default=0.0,
                    help="sampling temperature (default 0); --temperature default leaves it to the model")
-    p.add_argument("--key-env", metavar="NAME",
-                   help="the environment variable holding the API key (default ANTHROPIC_API_KEY or "
-                        "OPENAI_API_KEY; none for openai-compatible). The key is never an argument.")
-    p.add_argument("--price-in", type=float, metavar="P", help="your price per million input tokens")
-    p.add_argument("--price-out", type=float, metavar="P", help="your price per million output tokens")
+    add_key_and_prices(p)
     p.set_defaults(run=run, parser=p)
 
 
@@ -59,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
         print("No counted answer to judge: the log holds no run with an answer that was graded.")
         return 0
     log.key = api_key
-    size = judging_size([i.prompt for i in items] * args.repeat, VERDICT_SCHEMA, settings.max_tokens,
-                        args.price_in, args.price_out)
+    size = judging_size(len(items) * args.repeat, prompt_characters(items) * args.repeat, VERDICT_SCHEMA,
+                        settings.max_tokens, args.price_in, args.price_out)
     print(f"before: {size['display']}", flush=True)
     transport = urllib_transport()
     judged: list[dict] = []

@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 
-from pyapp.cli.inputs import UsageError, names_own_set, own_set_in, set_help
+from pyapp.cli.inputs import UsageError, add_key_and_prices, names_own_set, own_set_in, set_help
 from pyapp.evaluation.cost import actual_usage, run_size
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, CaseSets
 from pyapp.evaluation.own_cases import own_cases_of
@@ -47,11 +47,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--recover", metavar="FILE",
                    help="add to the log the entries a run printed to standard error when it could not write them")
     p.add_argument("--log", required=True, metavar="FILE", help="the JSON-lines log to append to")
-    p.add_argument("--key-env", metavar="NAME",
-                   help="the environment variable holding the API key (default ANTHROPIC_API_KEY or "
-                        "OPENAI_API_KEY; none for openai-compatible). The key is never an argument.")
-    p.add_argument("--price-in", type=float, metavar="P", help="your price per million input tokens")
-    p.add_argument("--price-out", type=float, metavar="P", help="your price per million output tokens")
+    add_key_and_prices(p)
     p.set_defaults(run=run, parser=p)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pyapp.core.vocabulary import EntryType
-from pyapp.evaluation.judge_agreement import judge_reports
+from pyapp.evaluation.judge_agreement import judge_reports, validated_judges
 from pyapp.evaluation.rater_figures import counted_answers, pair_figures, versus_grade, with_verdict
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.evaluation.runs import Run
@@ -34,6 +34,21 @@ def latest_ratings(entries: Sequence[dict]) -> dict[tuple[str, str], dict[str, b
     return {key: answers for key, (_, answers) in latest.items()}
 
 
+def _by_rater(ratings: dict[tuple[str, str], dict[str, bool]], counted: set[str]) -> dict[str, dict]:
+    """Rater -> call id -> their answers with the overall verdict, on counted answers only."""
+    by_rater: dict[str, dict[str, dict[str, bool]]] = {}
+    for (rater, call_id), given in sorted(ratings.items()):
+        if call_id in counted:
+            by_rater.setdefault(rater, {})[call_id] = with_verdict(given)
+    return by_rater
+
+
+def judge_validation(entries: Sequence[dict], runs: Sequence[Run]) -> dict[str, bool]:
+    """Judge name -> whether its verdicts have lost the "not validated" label (DR-012); the runs are the log's."""
+    answers = counted_answers(runs)
+    return validated_judges(entries, answers, _by_rater(latest_ratings(entries), {c.call_id for c in answers}))
+
+
 def agreement_report(entries: Sequence[dict], runs: Sequence[Run] | None = None) -> dict:
     """The agreement figures of a log (valid entries): every pair of raters, every rater against the grade,
     and every model judge against the people and the grade (``judges``, DR-012).
@@ -48,11 +63,8 @@ def agreement_report(entries: Sequence[dict], runs: Sequence[Run] | None = None)
     counted = {c.call_id for c in answers}
     ratings = latest_ratings(entries)
     left_out = sum(1 for _, call_id in ratings if call_id not in counted)
-    raters = sorted({rater for rater, call_id in ratings if call_id in counted})
-    by_rater: dict[str, dict[str, dict[str, bool]]] = {r: {} for r in raters}
-    for (rater, call_id), given in ratings.items():
-        if call_id in counted:
-            by_rater[rater][call_id] = with_verdict(given)
+    by_rater = _by_rater(ratings, counted)
+    raters = sorted(by_rater)
     pairs = [pair_figures((a, b), answers, by_rater[a], by_rater[b])
              for i, a in enumerate(raters) for b in raters[i + 1:]]
     if not raters:

@@ -64,14 +64,13 @@ def run_size(runs: int = 1, max_tokens: int | None = None, price_in: float | Non
     return {"runs": runs, **_size(opening, calls, per_run_chars * runs, max_tokens, price_in, price_out)}
 
 
-def judging_size(prompts: Sequence, schema: dict, max_tokens: int | None = None, price_in: float | None = None,
-                 price_out: float | None = None) -> dict:
-    """The size of asking a model judge once per prompt of ``prompts`` (``.system`` and ``.user``) to answer in
-    ``schema``, and with prices its estimated cost, as for a run (module doc)."""
-    sent = len(json.dumps(schema_for_sending(schema)))
-    chars = sum(len(p.system) + len(p.user) + sent for p in prompts)
-    opening = f"Judging sends {fmt_count(len(prompts))} call{'s' if len(prompts) != 1 else ''}"
-    return _size(opening, len(prompts), chars, max_tokens, price_in, price_out)
+def judging_size(calls: int, prompt_chars: int, schema: dict, max_tokens: int | None = None,
+                 price_in: float | None = None, price_out: float | None = None) -> dict:
+    """The size of ``calls`` calls to a model judge whose prompts hold ``prompt_chars`` characters, each answered
+    in ``schema``, and with prices its estimated cost, as for a run (module doc)."""
+    chars = prompt_chars + calls * len(json.dumps(schema_for_sending(schema)))
+    opening = f"Judging sends {fmt_count(calls)} call{'s' if calls != 1 else ''}"
+    return _size(opening, calls, chars, max_tokens, price_in, price_out)
 
 
 def _size(opening: str, calls: int, chars: int, max_tokens: int | None, price_in: float | None,

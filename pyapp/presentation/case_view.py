@@ -3,21 +3,23 @@ is opened (DR-008).
 
 The answer as the model sent it (the page shows it as text), each check with its verdict and reason,
 the trace steps the answer cited beside the steps the prompt sent, the case's search with a link that
-opens the explorer on exactly that search, the call's tokens, latency and models, and the ratings of
-the answer. Every text is made here; the page only places them.
+opens the explorer on exactly that search, the call's tokens, latency and models, the ratings of
+the answer, and every model judge's verdict on it or failure to give one (DR-012). Every text is made
+here; the page only places them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from urllib.parse import urlencode
 
 from pyapp.core.formatting import fmt_count, fmt_ms
-from pyapp.core.vocabulary import CaseStatus
-from pyapp.evaluation.agreement import latest_ratings
+from pyapp.core.vocabulary import CaseStatus, EntryType
+from pyapp.evaluation.agreement import judge_validation, latest_ratings
 from pyapp.evaluation.evalset import case_facts
+from pyapp.evaluation.judge_agreement import NOT_VALIDATED, judge_name
 from pyapp.evaluation.runs import Run
-from pyapp.explanation.rubric import RUBRIC
+from pyapp.explanation.rubric import RUBRIC, overall_verdict
 from pyapp.presentation.case_matrix import cell_of
 
 
@@ -86,8 +88,10 @@ def _call(entry: dict | None) -> dict | None:
     }
 
 
-def case_view(run: Run, case_id: str, entries: Sequence[dict]) -> dict:
-    """Everything about case ``case_id`` of ``run`` (module doc); ``entries`` is the log the run came from."""
+def case_view(run: Run, case_id: str, entries: Sequence[dict], runs: Callable[[], Sequence[Run]] = tuple) -> dict:
+    """Everything about case ``case_id`` of ``run`` (module doc); ``entries`` is the log the run came from, and
+    ``runs()`` every run of it, which say whether a judge of the answer is validated yet: asked only when a
+    judge has judged the answer, as rebuilding every run of a long log takes seconds."""
     index = next((i for i, result in enumerate(run.cases) if result.case_id == case_id), None)
     if index is None:
         raise ValueError(f"run {run.run_id} has no case {case_id!r}")
@@ -100,6 +104,10 @@ def case_view(run: Run, case_id: str, entries: Sequence[dict]) -> dict:
              for (rater, call_id), answers in sorted(ratings.items()) if call_id == result.entry_id]
     status = cell_of(result)
     ids = [r.case_id for r in run.cases]
+    on_call = [e for e in entries
+               if e.get("type") == EntryType.JUDGEMENT and e["call_id"] == result.entry_id and result.entry_id]
+    validated = judge_validation(entries, runs()) if on_call else {}
+    judged = [_judgement(e, validated) for e in on_call]
     return {
         "run_id": run.run_id,
         "case_id": case_id,
@@ -116,5 +124,22 @@ def case_view(run: Run, case_id: str, entries: Sequence[dict]) -> dict:
         "search": _search(result.case),
         "call": _call(entry),
         "ratings": rated,
+        "judged": judged,
         "rubric_version": RUBRIC.version,
     }
+
+
+def _judgement(entry: dict, validated: dict[str, bool]) -> dict:
+    """A model judge's verdict on the call, or its failure, in words, labelled while it is not validated (DR-012)."""
+    name = judge_name(entry["settings"]["model"])
+    label = "" if validated.get(name) else f" [{NOT_VALIDATED}]"
+    if entry["answers"] is None:
+        said = f"judge failure ({(entry['failure'] or entry['error']).replace('_', ' ')}): {entry['message']}"
+    else:
+        verdict = "acceptable" if overall_verdict(entry["answers"]) else "not acceptable"
+        said = f"{verdict}. " + " ".join(
+            f"{q.text} {'yes' if entry['answers'][q.key] else 'no'}: {entry['reasons'][q.key]}"
+            for q in RUBRIC.questions if q.key in entry["answers"])
+    return {"judge": name, "judging_id": entry["judging_id"], "prompt_version": entry["prompt_version"],
+            "validated": bool(validated.get(name)),
+            "text": f"{name}{label}, {entry['judging_id']} ({entry['prompt_version']}): {said}"}

@@ -7,7 +7,7 @@ import json
 from eval_helpers import full_run
 from judge_design import designed_answers, verdict_text
 from live_call import run_async
-from pyapp.asking.judging import TOOL_DESCRIPTION, answers_to_judge, judge_answers
+from pyapp.asking.judging import TOOL_DESCRIPTION, answers_to_judge, judge_answers, prompt_characters
 from pyapp.auditlog.validation import validate_entry
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.explanation.judge import JUDGE_PROMPT_VERSION, VERDICT_SCHEMA_NAME
@@ -69,12 +69,12 @@ def test_each_answer_is_one_request_and_one_valid_entry_linked_to_its_call():
     assert [e["call_id"] for e in logged] == [i.call_id for i in todo]
     assert all(validate_entry(e) == [] for e in logged) and len(events) == 20
     entry = logged[0]
-    assert (entry["prompt_version"], entry["prompt_hash"]) == (JUDGE_PROMPT_VERSION, todo[0].prompt.hash)
+    assert (entry["prompt_version"], entry["prompt_hash"]) == (JUDGE_PROMPT_VERSION, todo[0].prompt().hash)
     assert (entry["input_tokens"], entry["output_tokens"], entry["answer_ms"]) == (2100, 140, 700)
     assert entry["model_reported"] == "claude-judge-2026" and entry["judging_id"] == "judging-t"
     body = json.loads(judge.sent[0].body)
     assert body["tools"][0]["name"] == VERDICT_SCHEMA_NAME and body["tools"][0]["description"] == TOOL_DESCRIPTION
-    assert body["messages"][0]["content"] == todo[0].prompt.user and body["system"] == todo[0].prompt.system
+    assert body["messages"][0]["content"] == todo[0].prompt().user and body["system"] == todo[0].prompt().system
     assert KEY not in json.dumps(logged)
 
 
@@ -103,3 +103,8 @@ def test_cancel_ends_it_before_the_next_answer():
     judge = Judge(lambda n: asked.append(n) or tool_reply(ALL_YES))
     result, logged, _ = judge.judge(items(), cancelled=lambda: len(asked) >= 2)
     assert len(logged) == 2 and result["stopped"] == "cancelled" and "cancelled after 2 of 20" in result["message"]
+
+
+def test_the_characters_counted_before_judging_are_those_of_the_prompts_sent():
+    todo = answers_to_judge(list(rebuild(full_run("run-a") + full_run("run-b", start=50.0), validated=True)))
+    assert prompt_characters(todo) == sum(len(p.system) + len(p.user) for p in (i.prompt() for i in todo))

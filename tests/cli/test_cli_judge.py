@@ -161,3 +161,15 @@ def test_the_command_checks_its_inputs_before_asking(tmp_path, monkeypatch):
         assert not fake.requests("POST")
     with pytest.raises(SystemExit):
         cli("judge", str(log), "--provider", "openai-compatible", "--model", "m", "--base-url", "x", "--repeat", "0")
+
+
+def test_judging_one_run_changes_no_figure_of_the_runs(designed):
+    log, _ = designed
+    before = [cli("report", str(log), *extra)[1] for extra in (["--json"], ["--configurations", "--json"],
+                                                               ["--matrix", "--json"])]
+    status, out, _, fake = judge(log, designed_judge, "--runs", "run-b")
+    assert status == 0 and len(fake.requests("POST")) == 20 and "asked about all 20 answers" in out
+    after = [cli("report", str(log), *extra)[1] for extra in (["--json"], ["--configurations", "--json"],
+                                                              ["--matrix", "--json"])]
+    assert after == before
+    assert agreement(log)["verdicts"] == 20

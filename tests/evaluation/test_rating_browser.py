@@ -12,7 +12,17 @@ import sys
 
 import pytest
 
-from eval_page import ANTHROPIC, FakeAnthropic, calls, entries, export_json, open_eval, start_run, wait_run_end
+from eval_page import (
+    ANTHROPIC,
+    FakeAnthropic,
+    calls,
+    entries,
+    export_json,
+    open_eval,
+    rate_run,
+    start_run,
+    wait_run_end,
+)
 from pyapp.evaluation.evalset import LARGE_SET_VERSION
 
 pytestmark = pytest.mark.browser
@@ -21,27 +31,6 @@ pytestmark = pytest.mark.browser
 def cli_text(*args: str) -> str:
     return subprocess.run([sys.executable, "-m", "pyapp", *args], capture_output=True, text=True,
                           check=True).stdout
-
-
-def rate_run(page, rater: str, run_id: str, says_no: dict[str, set[str]]) -> None:
-    """Rate every answer of ``run_id`` with the keyboard; ``says_no`` maps a case to the questions answered no."""
-    page.fill("#rater-name", rater)
-    page.select_option("#rate-run", run_id)
-    page.click("#start-rating")
-    page.wait_for_selector("#rating-item:not([hidden])")
-    for graded in page.query_selector_all(".graded-view"):
-        assert not graded.is_visible(), "rating is blind: grades and other ratings are hidden"
-    keys = page.eval_on_selector_all("#rating-questions li", "items => items.map(i => i.dataset.key)")
-    while page.is_visible("#rating-item"):
-        case_id = page.get_attribute("#rating-case", "data-case")
-        shown = page.inner_text("#rating-item")
-        assert "grounded" not in shown and "FAIL" not in shown
-        for key in keys:
-            page.keyboard.press("n" if key in says_no.get(case_id, set()) else "y")
-        page.wait_for_function("(c) => document.querySelector('#rating-item').hidden || "
-                               "document.querySelector('#rating-case').dataset.case !== c", arg=case_id)
-    assert page.inner_text("#rating-status").startswith("You rated all 20 answers")
-    assert all(node.is_visible() for node in page.query_selector_all("section.graded-view"))
 
 
 def test_two_raters_rate_a_run_blind_and_the_page_agrees_with_the_command_line(context, site, tmp_path):

@@ -9,6 +9,7 @@ import pytest
 
 from designed_logs import entries_for_the_matrix
 from eval_helpers import answer_for, call, full_run, rating
+from judge_design import judgement
 from pyapp.evaluation.evalset import FIXED_SETS, case_facts
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.presentation.case_view import case_view, explorer_query
@@ -79,3 +80,31 @@ def test_an_answer_is_kept_as_logged_whatever_it_holds():
     answer = '<script>alert(1)</script>{"walkthrough": "x"'
     entries = [call("h", "C01", outcome="model_failure", answer=answer)]
     assert case_view(rebuild(entries).run("h"), "C01", entries)["answer"] == answer
+
+
+def test_a_judges_verdict_and_failure_on_the_answer_are_shown_beside_the_ratings(log):
+    entries, built = log
+    counted = next(e for e in entries if e["run_id"] == "x2" and e["case_id"] == "C16")
+    judged = entries + [judgement(counted["id"], {"pruning": False, "answer": True, "no_invention": True,
+                                                  "followable": True}),
+                        judgement(counted["id"], None, failure="refusal", judging_id="judging-2")]
+    view = case_view(built.run("x2"), "C16", judged, lambda: built.runs)
+    first, second = (j["text"] for j in view["judged"])
+    assert first.startswith("judge-test-1 (judge) [not validated], judging-1 (judge-prompt-1): not acceptable. ")
+    assert "Does it say correctly why subtrees were skipped? no: Designed." in first
+    assert second == ("judge-test-1 (judge) [not validated], judging-2 (judge-prompt-1): judge failure (refusal): "
+                      "designed")
+    assert case_view(built.run("x2"), "C16", entries)["judged"] == []
+
+
+def test_a_judge_compared_with_people_on_enough_answers_is_shown_without_the_label():
+    entries = [e for r in range(5) for e in full_run(f"run-{r}", start=100.0 * r)]
+    entries += [rating(e["id"], "Ann", time=1000.0 + i) for i, e in enumerate(entries)]
+    calls = [e for e in entries if e["type"] == "call"]
+    entries += [judgement(e["id"], dict.fromkeys(("pruning", "answer", "no_invention", "followable"), True))
+                for e in calls]
+    built = rebuild(entries)
+    (judged,) = case_view(built.run("run-0"), "C01", entries, lambda: built.runs)["judged"]
+    assert judged["validated"] and judged["text"].startswith("judge-test-1 (judge), judging-1 ")
+    (judged,) = case_view(built.run("run-0"), "C01", entries[:-1], lambda: built.runs)["judged"]
+    assert not judged["validated"]

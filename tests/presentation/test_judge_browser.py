@@ -1,8 +1,9 @@
 """In Chromium: a model judge on the evaluation page (DR-012), with Anthropic mocked at the network edge.
 
-Two people's ratings come in through the page's import; the judge is asked through the page's own client
-in the worker, answered by route interception with the designed verdicts of ``tests/support/judge_design.py``.
-The page's tables then equal ``python -m pyapp agreement --json`` on the page's export, cell for cell.
+Two runs come in through the page's import; two people rate the first on the page with the keyboard, as the
+design of ``tests/support/judge_design.py`` says; the judge is asked through the page's own client in the
+worker, answered by route interception with the designed verdicts. The page's tables then equal
+``python -m pyapp agreement --json`` on the page's export, cell for cell.
 """
 
 from __future__ import annotations
@@ -13,15 +14,18 @@ import sys
 
 import pytest
 
-from eval_page import KEY, entries, export_json, open_eval
 from eval_helpers import full_run, rating
+from eval_page import KEY, entries, export_json, open_eval, rate_run
 from judge_design import designed_answers, designed_log, judgement, prose_of
-from page_checks import AXE, OVERFLOW, RUN_AXE
+from page_checks import assert_accessible
 from pyapp.evaluation.export import export_json as export_text
+from pyapp.evaluation.export import parse_import
 from pyapp.evaluation.judge_agreement import VALIDATION_ANSWERS
+from pyapp.evaluation.rebuild import rebuild
 from pyapp.explanation.judge import VERDICT_SCHEMA_NAME
 from pyapp.explanation.rubric import RUBRIC
 from pyapp.presentation.agreement_tables import agreement_tables
+from pyapp.presentation.case_view import case_view
 
 pytestmark = pytest.mark.browser
 
@@ -87,13 +91,18 @@ def test_two_people_and_a_judge_the_pages_tables_equal_the_command_line(browser,
         context.route(ANTHROPIC, anthropic_judge)
         page = open_eval(context, site)
         page.on("console", lambda message: console.append(message.text))
-        people, _ = designed_log(tags={0: "judge-invalid", 1: "judge-refuse", 2: "judge-http-400"})
-        source = tmp_path / "rated.json"
-        source.write_text(export_text(people), encoding="utf-8")
+        logged, design = designed_log(tags={0: "judge-invalid", 1: "judge-refuse", 2: "judge-http-400"})
+        source = tmp_path / "runs.json"
+        source.write_text(export_text([e for e in logged if e["type"] == "call"]), encoding="utf-8")
         page.set_input_files("#import-file", str(source))
         page.wait_for_selector("#runs tr[data-run='run-b']")
+        run_a = [e for e in logged if e["type"] == "call" and e["run_id"] == "run-a"]
+        for person in ("Ann", "Bo"):
+            rate_run(page, person, "run-a", {c["case_id"]: {k for k, yes in design[c["id"]][person].items() if not yes}
+                                             for c in run_a})
         assert page.inner_text("#judge-version") == "judge-prompt-1"
         assert "Does it invent no step?" in page.text_content("#judge-prompt")  # inside a closed <details>
+        page.locator("#judge-heading").scroll_into_view_if_needed()
         page.wait_for_selector("#judge-estimate:has-text('Judging sends 40 calls')")
 
         page.click("#start-judge")
@@ -108,22 +117,30 @@ def test_two_people_and_a_judge_the_pages_tables_equal_the_command_line(browser,
         assert shown == expected_tables(view)
         (judge,) = view["judges"]
         assert [r[2] for r in judge["failures"]] == ["invalid json", "refusal", "bad request"]
+        headings = [v["heading"] for v in judge["versus"]]
+        assert headings[:2] == ["Against Ann: 17 answer(s) with both verdicts",  # run-a's 20, less 3 failures
+                                "Against Bo: 17 answer(s) with both verdicts"]
+        assert headings[2].startswith("Against the people's consensus: ")
         assert page.inner_text(".agreement-judge .label-not-validated") == "not validated"
         assert page.inner_text(".judge-validation") == judge["validation"]
         assert page.inner_text(".judge-consistency") == judge["consistency"]
+
+        the_call = next(c for c in run_a if c["case_id"] == "C04")
+        page.locator("#case-matrix td.cell[data-run='run-a'][data-case='C04']").click()
+        page.wait_for_selector("#case-judged")
+        logged_now = parse_import(path.read_text(encoding="utf-8"))
+        built = rebuild(logged_now)
+        expected = case_view(built.run("run-a"), "C04", logged_now, lambda: built.runs)["judged"]
+        assert page.locator("#case-judged li").all_inner_texts() == [j["text"] for j in expected]
+        assert len(expected) == 1 and expected[0]["text"].startswith("claude-test (judge) [not validated], judging-")
+        assert the_call["id"] in {e["call_id"] for e in logged_now if e["type"] == "judgement"}
 
         stored = json.dumps(entries(page))
         assert KEY not in stored and KEY not in path.read_text(encoding="utf-8") and KEY not in page.url
         assert not any(KEY in line for line in console)
         assert sum(e["type"] == "judgement" for e in entries(page)) == 40
 
-        page.add_script_tag(path=str(AXE))
-        for scheme in ("light", "dark"):
-            page.emulate_media(color_scheme=scheme)
-            for width in (390, 1280):
-                page.set_viewport_size({"width": width, "height": 800})
-                assert page.evaluate(OVERFLOW) <= 0, f"the page scrolls sideways at {width} px ({scheme})"
-                assert page.evaluate(RUN_AXE) == [], f"axe at {width} px ({scheme})"
+        assert_accessible(page)
     finally:
         context.close()
 

@@ -1,6 +1,7 @@
 """The API key in replies, escapes, short dummy keys and plain-http URLs (pyapp.providers.keyguard, DR-005).
 
-Calls run through the real ``explain`` with a fake transport and clock; the
+Calls run through the real ``explain`` (and a model judge's through the real judging loop, DR-012) with a fake
+transport and clock; the
 checks on stored entries decode JSON independently of pyapp.
 """
 
@@ -12,13 +13,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from eval_helpers import call
 from explain_samples import answer_from_prompt
+from judge_design import verdict_text
 from key_checks import key_recoverable
 from live_call import explain_case
+from live_call import judge_once as live_judge_once
 from pyapp.auditlog.format import CALL_DRIFT_KEYS, CALL_KEYS
 from pyapp.auditlog.validation import validate_entry
 from pyapp.evaluation.evalset import FIXED_SETS, case_prompt
 from pyapp.evaluation.rebuild import rebuild
+from pyapp.explanation.rubric import RUBRIC
 from pyapp.explanation.schema import load_schema
 from pyapp.providers.api import build_request
 from pyapp.providers.client import HttpResponse
@@ -148,6 +153,38 @@ def test_a_key_echoed_in_the_replys_other_fields_is_logged_once_without_it(field
     assert validate_entry(entry) == []
     assert not key_recoverable(json.dumps(entry), KEY)
     assert "echo [redacted] echo" in (entry["model_reported"], entry["system_fingerprint"], entry["raw_stop_reason"])
+
+
+# --------------------------------------------------------------------------- a model judge that echoes the key
+
+
+def judge_once(response: HttpResponse) -> dict:
+    """One judge call about a counted answer of C01 through the real judging loop; the entry it appended."""
+    [entry] = live_judge_once(response, Settings("openai", "gpt-judge", 1000, 0.0), KEY, [call("run-j", "C01")])
+    assert validate_entry(entry) == []
+    return entry
+
+
+def verdict_reply(reason: str, **extra: object) -> HttpResponse:
+    verdict = json.loads(verdict_text(dict.fromkeys(RUBRIC.keys, True)))
+    verdict["answer"]["reason"] = reason
+    return HttpResponse(200, {}, json.dumps({**json.loads(openai_reply(json.dumps(verdict)).body), **extra}))
+
+
+@pytest.mark.parametrize("hide", [lambda key: key, lambda key: "".join(f"\\u{ord(ch):04x}" for ch in key)],
+                         ids=["verbatim", "json-escaped"])
+def test_a_judge_echoing_the_key_in_a_reason_is_logged_once_without_it(hide):
+    entry = judge_once(verdict_reply(f"Your key is {hide(KEY)}."))
+    assert not key_recoverable(json.dumps(entry), KEY)
+    assert "contained the API key" in entry["message"]
+
+
+def test_a_judge_echoing_the_key_as_its_model_or_in_an_error_is_logged_without_it():
+    entry = judge_once(verdict_reply("Fine.", model=f"echo {KEY}"))
+    assert entry["model_reported"] == "echo [redacted]" and not key_recoverable(json.dumps(entry), KEY)
+    error = HttpResponse(400, {}, json.dumps({"error": {"message": f"bad key {KEY}", "type": "invalid_request"}}))
+    entry = judge_once(error)
+    assert entry["error"] == "bad_request" and not key_recoverable(json.dumps(entry), KEY)
 
 
 # --------------------------------------------------------------------------- short dummy keys

@@ -134,7 +134,7 @@ def test_per_case_table_gives_each_failing_checks_reason_as_the_command_line_doe
 
 
 WORKBENCH = ["runs-heading", "matrix-heading", "configs-heading", "run-heading", "compare-heading", "rate-heading",
-             "agreement-heading", "export-heading", "methods-heading", "set-heading"]
+             "agreement-heading", "judge-heading", "export-heading", "methods-heading", "set-heading"]
 
 
 def test_the_evaluation_page_puts_the_work_first_each_section_one_link_away(page, site, tmp_path):

@@ -137,3 +137,22 @@ def reported(page, tmp_path) -> dict[str, str]:
     return {r["run_id"]: f"{r['grounded']}/{r['graded']}" for r in cli("report", str(path), "--json")}
 
 
+def rate_run(page, rater: str, run_id: str, says_no: dict[str, set[str]]) -> None:
+    """Rate every answer of ``run_id`` with the keyboard; ``says_no`` maps a case to the questions answered no."""
+    page.fill("#rater-name", rater)
+    page.select_option("#rate-run", run_id)
+    page.click("#start-rating")
+    page.wait_for_selector("#rating-item:not([hidden])")
+    for graded in page.query_selector_all(".graded-view"):
+        assert not graded.is_visible(), "rating is blind: grades and other ratings are hidden"
+    keys = page.eval_on_selector_all("#rating-questions li", "items => items.map(i => i.dataset.key)")
+    while page.is_visible("#rating-item"):
+        case_id = page.get_attribute("#rating-case", "data-case")
+        shown = page.inner_text("#rating-item")
+        assert "grounded" not in shown and "FAIL" not in shown
+        for key in keys:
+            page.keyboard.press("n" if key in says_no.get(case_id, set()) else "y")
+        page.wait_for_function("(c) => document.querySelector('#rating-item').hidden || "
+                               "document.querySelector('#rating-case').dataset.case !== c", arg=case_id)
+    assert page.inner_text("#rating-status").startswith("You rated all 20 answers")
+    assert all(node.is_visible() for node in page.query_selector_all("section.graded-view"))

@@ -18,11 +18,8 @@ def run_async(coroutine):
         return pool.submit(asyncio.run, coroutine).result()
 
 
-def explain_case(response: HttpResponse, settings: Settings, key: str, case_id: str = "C01",
-                 run_id: str = "run-test") -> tuple[list[dict], Explained]:
-    """Ask case ``case_id`` of a run once, answered by ``response``: the entries appended and the result."""
-    appended: list[dict] = []
-
+def answered_by(response: HttpResponse, appended: list[dict]) -> dict:
+    """The I/O of one call answered at once by ``response``, its entries appended to ``appended``."""
     async def transport(request):
         return response
 
@@ -32,10 +29,28 @@ def explain_case(response: HttpResponse, settings: Settings, key: str, case_id: 
     async def append(entries):
         appended.extend(entries)
 
+    return {"transport": transport, "sleep": sleep, "clock": lambda: 0.0, "append": append}
+
+
+def explain_case(response: HttpResponse, settings: Settings, key: str, case_id: str = "C01",
+                 run_id: str = "run-test") -> tuple[list[dict], Explained]:
+    """Ask case ``case_id`` of a run once, answered by ``response``: the entries appended and the result."""
+    appended: list[dict] = []
     the_case = FIXED_SETS.case(case_id)
     explained = run_async(explain(
-        {}, settings, key, transport=transport, sleep=sleep, clock=lambda: 0.0, append=append, run_id=run_id,
-        case_id=case_id, eval_set_version=EVAL_SET_VERSION, prompt=case_prompt(the_case),
-        result=case_search(the_case),
+        {}, settings, key, run_id=run_id, case_id=case_id, eval_set_version=EVAL_SET_VERSION,
+        prompt=case_prompt(the_case), result=case_search(the_case), **answered_by(response, appended),
     ))
     return appended, explained
+
+
+def judge_once(response: HttpResponse, settings: Settings, key: str, run_entries: list[dict]) -> list[dict]:
+    """Judge the first counted answer of ``run_entries`` once through the real judging loop, answered by
+    ``response``: the entries appended."""
+    from pyapp.asking.judging import answers_to_judge, judge_answers
+    from pyapp.evaluation.rebuild import rebuild
+
+    appended: list[dict] = []
+    items = answers_to_judge(list(rebuild(run_entries, validated=True)))[:1]
+    run_async(judge_answers(items, settings, key, "judging-once", **answered_by(response, appended)))
+    return appended

@@ -344,7 +344,9 @@ async function openCase(runId, caseId, { focus = true } = {}) {
         check.reason]), { id: "case-checks" }));
   }
   body.append(element("h4", view.counted ? "The answer" : "The answer (not counted)"));
-  body.append(element("pre", view.answer ?? "No answer.", { class: "prose-answer", id: "case-answer" }));
+  // A long answer scrolls inside its box, so the box takes the keyboard focus too.
+  body.append(element("pre", view.answer ?? "No answer.", { class: "prose-answer", id: "case-answer", tabindex: "0",
+    role: "region", "aria-label": "The answer as logged" }));
   if (view.cited.length) {
     body.append(element("h4", "Steps the answer cited"));
     body.append(table("Steps the answer cited", ["Step", "Cited", "Sent in the prompt", "Explorer"], view.cited.map((step) =>
@@ -367,6 +369,12 @@ async function openCase(runId, caseId, { focus = true } = {}) {
     body.append(list);
   } else {
     body.append(element("p", "No ratings of this answer yet.", { id: "case-ratings" }));
+  }
+  if (view.judged.length) {
+    body.append(element("h4", "Model judges (see Agreement for how far each is validated)"));
+    const list = element("ul", null, { id: "case-judged" });
+    for (const judged of view.judged) list.append(element("li", judged.text));
+    body.append(list);
   }
   box.hidden = false;
   box.dataset.previousCase = view.previous_case ?? "";

@@ -90,5 +90,15 @@ export function setupJudge({ python, readSettings, readKey, price, afterJudging 
   }
   $("start-judge").addEventListener("click", judge);
   $("cancel-judge").addEventListener("click", () => { python.cancel(); $("judge-status").textContent = "Cancelling…"; });
-  return { estimate };
+  // The estimate reads every counted answer, so it is made once the section is in view, not as the page opens:
+  // a long log opens from its kept view, which holds only what the page shows first (DR-006).
+  let seen = false;
+  const watcher = new IntersectionObserver((entries) => {
+    if (!entries.some((entry) => entry.isIntersecting)) return;
+    seen = true;
+    watcher.disconnect();
+    estimate();
+  });
+  python.ready.then(() => watcher.observe($("judge-heading").closest("section"))).catch(() => {});
+  return { estimate: () => (seen ? estimate() : undefined) };
 }
