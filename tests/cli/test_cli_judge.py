@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from cli_run import main_in_thread
 from fake_provider import FakeProvider
 from judge_design import JUDGE_MODEL, designed_judge, designed_log, length_biased_judge
 from kappa_reference import sklearn_kappa
-from pyapp.cli.main import main
 from pyapp.evaluation.export import export_json, log_line, parse_import
 from pyapp.evaluation.judge_agreement import judge_name
 
@@ -26,9 +26,11 @@ def write_log(path: Path, entries: list[dict]) -> None:
 
 
 def cli(*args: str) -> tuple[int, str, str]:
+    """``python -m pyapp ARGS`` in this process, in a thread of its own (``main_in_thread``: ``judge`` starts an
+    event loop, which cannot start beside the one a browser test leaves in the main thread)."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main(list(args))
+        status = main_in_thread(list(args))
     return status, out.getvalue(), err.getvalue()
 
 

@@ -160,9 +160,10 @@ def test_the_not_validated_label_goes_once_the_judge_is_compared_on_enough_answe
             page.set_input_files("#import-file", str(source))
             page.wait_for_selector("#import-message[data-state='imported']")
             page.click("#show-agreement")
-            page.wait_for_selector(".agreement-judge")
-            heading = page.inner_text(".agreement-judge h3")
             compared = VALIDATION_ANSWERS - 1 if name == "below" else VALIDATION_ANSWERS
+            # Waits for this import's tables: the first import's are still on the page until they are replaced.
+            page.wait_for_selector(f".agreement-judge h3:has-text('{compared} verdict(s)')")
+            heading = page.inner_text(".agreement-judge h3")
             assert ("not validated" in heading) == (name == "below")
             assert f"{compared}" in page.inner_text(".judge-validation")
             page.evaluate("document.getElementById('import-message').removeAttribute('data-state')")
