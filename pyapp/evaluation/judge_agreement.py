@@ -97,14 +97,17 @@ def judge_reports(entries: Sequence[dict], runs: Sequence[Run], answers: Sequenc
             for model, found in sorted(found_by_model.items())]
 
 
-def first_verdicts(found: Sequence[dict], counted: set[str]) -> dict[str, dict[str, bool]]:
+def first_verdicts(passes: Sequence[Answers]) -> dict[str, dict[str, bool]]:
     """Call id -> a judge's verdict on it: the one from its earliest judging that gave one (module doc)."""
     verdicts: dict[str, dict[str, bool]] = {}
-    for judged in judgings(found):
+    for judged in passes:
         for call_id, given in judged.items():
-            if call_id in counted:
-                verdicts.setdefault(call_id, given)
+            verdicts.setdefault(call_id, given)
     return verdicts
+
+
+def _counted_passes(found: Sequence[dict], counted: set[str]) -> list[dict[str, dict[str, bool]]]:
+    return [{c: v for c, v in p.items() if c in counted} for p in judgings(found)]
 
 
 def validated_judges(entries: Sequence[dict], answers: Sequence[CountedAnswer],
@@ -112,7 +115,7 @@ def validated_judges(entries: Sequence[dict], answers: Sequence[CountedAnswer],
     """Judge name -> whether it has been compared with the people's consensus on enough answers."""
     counted = {c.call_id for c in answers}
     people = consensus(by_rater)
-    return {judge_name(model): sum(1 for call_id, given in first_verdicts(found, counted).items()
+    return {judge_name(model): sum(1 for call_id in first_verdicts(_counted_passes(found, counted))
                                    if OVERALL in people.get(call_id, ())) >= VALIDATION_ANSWERS
             for model, found in judge_entries(entries).items()}
 
@@ -120,8 +123,8 @@ def validated_judges(entries: Sequence[dict], answers: Sequence[CountedAnswer],
 def _judge_report(model: str, found: list[dict], answers: Sequence[CountedAnswer], counted: set[str],
                   by_rater: Mapping[str, Answers], people: Answers, texts: Mapping[str, str]) -> dict:
     name = judge_name(model)
-    passes = [{c: v for c, v in p.items() if c in counted} for p in judgings(found)]
-    verdicts = first_verdicts(found, counted)
+    passes = _counted_passes(found, counted)
+    verdicts = first_verdicts(passes)
     failures = [{"call_id": e["call_id"], "judging_id": e["judging_id"], "time": e["time"],
                  "failure": e["failure"] or e["error"], "message": e["message"]}
                 for e in found if e["answers"] is None]
