@@ -40,6 +40,7 @@ async def judge(run_id: str | None, settings: dict, api_key: str | None, judging
     from kdt_worker import acquire_lock
 
     from pyapp.asking.judging import check_judgings, judge_answers, new_judging_id
+    from pyapp.presentation.judge_tables import judgement_said
     from pyapp.providers.settings import Settings
 
     settings = Settings.from_dict(settings)
@@ -50,11 +51,8 @@ async def judge(run_id: str | None, settings: dict, api_key: str | None, judging
         raise RuntimeError("a judging is already running in another tab of this browser")
 
     def judged(event: dict) -> None:
-        entry = event["entry"]
-        said = (("acceptable" if all(entry["answers"].values()) else "not acceptable")
-                if entry["answers"] is not None else f"judge failure ({entry['failure'] or entry['error']})")
         emit({"type": "judged", "index": event["index"], "total": event["total"],
-              "text": f"{event['run_id']} {event['case_id']}: {said}"})
+              "text": f"{event['run_id']} {event['case_id']}: {judgement_said(event['entry'])}"})
 
     results = []
     try:

@@ -26,6 +26,7 @@ from pyapp.cli.run import api_key_from, temperature
 from pyapp.evaluation.cost import judging_size, judging_usage
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.explanation.judge import VERDICT_SCHEMA
+from pyapp.presentation.judge_tables import judgement_said
 from pyapp.providers.settings import OPENAI_COMPATIBLE, PROVIDERS, Settings
 
 
@@ -71,11 +72,11 @@ def run(args: argparse.Namespace) -> int:
     def say(event: dict) -> None:
         entry = event["entry"]
         judged.append(entry)
+        said = judgement_said(entry)
         if entry["answers"] is not None:
-            verdict = "acceptable" if all(entry["answers"].values()) else "not acceptable"
-            said = f"{verdict} ({', '.join(k for k, yes in entry['answers'].items() if not yes) or 'all yes'})"
+            said += f" ({', '.join(k for k, yes in entry['answers'].items() if not yes) or 'all yes'})"
         else:
-            said = f"judge failure ({entry['failure'] or entry['error']}). {entry['message']}"
+            said += f". {entry['message']}"
         print(f"{event['judging_id']} {event['run_id']} {event['case_id']} ({event['index'] + 1} of "
               f"{event['total']}): {said}", file=sys.stderr, flush=True)
 

@@ -19,8 +19,9 @@ from pyapp.evaluation.agreement import judge_validation, latest_ratings
 from pyapp.evaluation.evalset import case_facts
 from pyapp.evaluation.judge_agreement import NOT_VALIDATED, judge_name
 from pyapp.evaluation.runs import Run
-from pyapp.explanation.rubric import RUBRIC, overall_verdict
+from pyapp.explanation.rubric import RUBRIC
 from pyapp.presentation.case_matrix import cell_of
+from pyapp.presentation.judge_tables import judgement_said
 
 
 def explorer_query(case, step: int | None = None) -> str:
@@ -134,10 +135,9 @@ def _judgement(entry: dict, validated: dict[str, bool]) -> dict:
     name = judge_name(entry["settings"]["model"])
     label = "" if validated.get(name) else f" [{NOT_VALIDATED}]"
     if entry["answers"] is None:
-        said = f"judge failure ({(entry['failure'] or entry['error']).replace('_', ' ')}): {entry['message']}"
+        said = f"{judgement_said(entry)}: {entry['message']}"
     else:
-        verdict = "acceptable" if overall_verdict(entry["answers"]) else "not acceptable"
-        said = f"{verdict}. " + " ".join(
+        said = f"{judgement_said(entry)}. " + " ".join(
             f"{q.text} {'yes' if entry['answers'][q.key] else 'no'}: {entry['reasons'][q.key]}"
             for q in RUBRIC.questions if q.key in entry["answers"])
     return {"judge": name, "judging_id": entry["judging_id"], "prompt_version": entry["prompt_version"],

@@ -7,12 +7,20 @@ Made from the ``judges`` of :func:`pyapp.evaluation.agreement.agreement_report`,
 from __future__ import annotations
 
 from pyapp.evaluation.judge_agreement import CONSENSUS
+from pyapp.explanation.rubric import overall_verdict
 
 QUESTION_COLUMNS = ("Question", "Agreement", "Kappa (95% interval)", "n", "Both yes", "Judge yes only",
                     "Judge no only", "Both no")
 GRADE_COLUMNS = ("Judge's verdict", "Grounded", "Not grounded")
 LENGTH_COLUMNS = ("Third by length", "Characters", "Judge says acceptable", "People say acceptable")
 FAILURE_COLUMNS = ("Call", "Judging", "Failure", "What happened")
+
+
+def judgement_said(entry: dict) -> str:
+    """A judgement entry in a few words: the overall verdict, or the judge failure and its kind."""
+    if entry["answers"] is None:
+        return f"judge failure ({(entry['failure'] or entry['error']).replace('_', ' ')})"
+    return "acceptable" if overall_verdict(entry["answers"]) else "not acceptable"
 
 
 def _cells(label: str, figure: dict) -> list[str]:
