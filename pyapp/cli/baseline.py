@@ -13,7 +13,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("baseline", help="write a baseline file of runs of one configuration, to gate later runs")
     p.add_argument("export", metavar="LOG", help="a JSON export or a log written by run")
     p.add_argument("--run", dest="run_ids", action="append", required=True, metavar="ID",
-                   help="a run of the baseline; repeat for several runs of the same configuration")
+                   help="a run of the baseline, by its id or short id; repeat for several runs of the same "
+                        "configuration")
     p.add_argument("--output", metavar="FILE", help="write the baseline here (default: print it)")
     p.set_defaults(run=run, parser=p)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from pyapp.cli.inputs import UsageError, read_entries, read_runs
+from pyapp.cli.inputs import UsageError, configuration_ids_named, read_entries, read_runs, run_ids_named
 from pyapp.evaluation.configurations import group_runs
 from pyapp.evaluation.plans import plans_in
 from pyapp.evaluation.rebuild import rebuild
@@ -20,11 +20,11 @@ def add(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help="the paired comparison of two runs, or of two configurations, of an export")
     p.add_argument("export", metavar="EXPORT.json", help="a JSON export holding both runs")
     p.add_argument("--run", dest="run_ids", action="append", metavar="ID",
-                   help="a run id; give it twice, first run then second: the difference is the second minus the "
-                        "first")
+                   help="a run's id or short id; give it twice, first run then second: the difference is the "
+                        "second minus the first")
     p.add_argument("--config", dest="configs", action="append", metavar="NAME",
-                   help="a configuration's id (see report --configurations) or the id of one of its runs; "
-                        "give it twice, X then Y: the difference is Y minus X")
+                   help="a configuration's letter or id (see report --configurations) or the id or short id of "
+                        "one of its runs; give it twice, X then Y: the difference is Y minus X")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p.set_defaults(run=run, parser=p)
 
@@ -34,10 +34,11 @@ def run(args: argparse.Namespace) -> int:
         return _compare_configurations(args)
     if not args.run_ids or len(args.run_ids) != 2:
         raise UsageError("compare needs --run exactly twice: --run FIRST --run SECOND")
-    if args.run_ids[0] == args.run_ids[1]:
-        raise UsageError(SAME_RUN)
     built = read_runs(args.export)
-    report = compare_report(built.run(args.run_ids[0]), built.run(args.run_ids[1]), group_runs(list(built)))
+    first, second = run_ids_named(list(built), args.run_ids)
+    if first == second:
+        raise UsageError(SAME_RUN)
+    report = compare_report(built.run(first), built.run(second), group_runs(list(built)))
     print(json.dumps(report) if args.json else format_compare_report(report))
     return 0
 
@@ -48,7 +49,8 @@ def _compare_configurations(args: argparse.Namespace) -> int:
     if len(args.configs) != 2:
         raise UsageError("compare needs --config exactly twice: --config X --config Y")
     entries = read_entries(args.export)
-    grouped = group_runs(list(rebuild(entries, validated=True)))
-    report = configuration_compare_report(grouped, args.configs[0], args.configs[1], plans_in(entries))
+    runs = list(rebuild(entries, validated=True))
+    x, y = configuration_ids_named(runs, args.configs)
+    report = configuration_compare_report(group_runs(runs), x, y, plans_in(entries))
     print(json.dumps(report) if args.json else format_configuration_compare_report(report))
     return 0

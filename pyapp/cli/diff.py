@@ -16,7 +16,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("baseline", metavar="BASELINE", help="a file written by baseline")
     p.add_argument("export", metavar="LOG", help="a JSON export or a log written by run")
     p.add_argument("--run", dest="run_ids", action="append", required=True, metavar="ID",
-                   help="a run to check; repeat for several runs of the same configuration")
+                   help="a run to check, by its id or short id; repeat for several runs of the same configuration")
     p.add_argument("--rule", dest="rules", action="append", metavar="RULE",
                    help=f"reject when: {NO_NEW_FAIL} (a case went from grounded to not grounded), "
                         f"{DIFFERENCE_BELOW}:D (the difference is below +D points), {LOWER_BOUND_BELOW}:D (the "

@@ -1,5 +1,5 @@
 """What several commands take: the set option, an export or log file read through the page's import checks,
-runs named on the command line, and the usage error argparse cannot express."""
+runs and configurations named on the command line, and the usage error argparse cannot express."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ from pyapp.evaluation.evalset import (
 from pyapp.evaluation.export import parse_import
 from pyapp.evaluation.own_cases import OWN, own_cases_of
 from pyapp.evaluation.rebuild import rebuild
-from pyapp.evaluation.runs import Rebuilt
+from pyapp.evaluation.runs import Rebuilt, Run
+from pyapp.presentation.name_lookup import AmbiguousName, find_configuration, find_run
+from pyapp.presentation.run_names import log_names
 
 
 class UsageError(Exception):
@@ -107,7 +109,31 @@ def read_runs(path: str) -> Rebuilt:
     return rebuild(read_entries(path), validated=True)
 
 
-def runs_named(built: Rebuilt, run_ids: Sequence[str]) -> list:
+def run_ids_named(runs: Sequence[Run], names: Sequence[str]) -> list[str]:
+    """The ids of the runs ``names`` mean among ``runs``, every run of the log: a run's id, or its short id or
+    any end of its id that no other run's id ends with. A name that could mean several runs is a usage error; one
+    that means none is a ``ValueError`` (status 1), as an unknown id has always been."""
+    found = log_names(runs)
+    try:
+        return [find_run(found, name) for name in names]
+    except AmbiguousName as exc:
+        raise UsageError(str(exc)) from None
+
+
+def configuration_ids_named(runs: Sequence[Run], names: Sequence[str]) -> list[str]:
+    """The ids of the configurations ``names`` mean among ``runs``, every run of the log: a configuration's id,
+    letter or name, or a name of one of its runs. A name that could mean several is a usage error, one that means
+    none a ``ValueError``."""
+    found = log_names(runs)
+    try:
+        return [find_configuration(found, name) for name in names]
+    except AmbiguousName as exc:
+        raise UsageError(str(exc)) from None
+
+
+def runs_named(built: Rebuilt, names: Sequence[str]) -> list[Run]:
+    """The runs ``names`` mean (:func:`run_ids_named`), each a different run."""
+    run_ids = run_ids_named(list(built), names)
     if len(set(run_ids)) != len(run_ids):
         raise UsageError("each --run must name a different run")
     return [built.run(run_id) for run_id in run_ids]

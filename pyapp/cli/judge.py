@@ -21,7 +21,7 @@ from pyapp.asking.judging import (
     new_judging_id,
     prompt_characters,
 )
-from pyapp.cli.inputs import UsageError, add_key_and_prices
+from pyapp.cli.inputs import UsageError, add_key_and_prices, run_ids_named
 from pyapp.cli.run import api_key_from, temperature
 from pyapp.evaluation.cost import judging_size, judging_usage
 from pyapp.evaluation.rebuild import rebuild
@@ -36,7 +36,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--provider", choices=PROVIDERS, required=True)
     p.add_argument("--model", required=True, help="the judge's model name, as the provider knows it")
     p.add_argument("--base-url", help="an openai-compatible server's base URL, e.g. http://127.0.0.1:8080/v1")
-    p.add_argument("--runs", nargs="+", metavar="RUN", help="judge these runs' answers only (default: every run)")
+    p.add_argument("--runs", nargs="+", metavar="RUN",
+                   help="judge these runs' answers only, each by its id or short id (default: every run)")
     p.add_argument("--repeat", type=int, default=1, metavar="K",
                    help=f"judge the same answers K times, 1 to {MAX_JUDGINGS} (default 1), to measure consistency")
     p.add_argument("--max-tokens", type=int, default=1000, help="max tokens per verdict (default 1000)")
@@ -58,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings(args.provider, args.model, args.max_tokens, args.temperature, args.base_url)
     api_key = api_key_from(args.key_env, settings.provider)
     log = LogFile(args.log)
-    items = answers_to_judge(list(rebuild(log.entries, validated=True)), args.runs)
+    runs = list(rebuild(log.entries, validated=True))
+    items = answers_to_judge(runs, run_ids_named(runs, args.runs) if args.runs else None)
     if not items:
         print("No counted answer to judge: the log holds no run with an answer that was graded.")
         return 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from pyapp.cli.inputs import UsageError, read_runs
+from pyapp.cli.inputs import UsageError, read_runs, run_ids_named
 from pyapp.presentation.case_matrix import case_matrix, format_case_matrix
 from pyapp.presentation.repeat_report import (
     configurations_report,
@@ -19,7 +19,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="the numbers the evaluation page shows for the runs of an export")
     p.add_argument("export", metavar="EXPORT.json", help="a JSON export from the evaluation page")
     p.add_argument("--run", dest="run_id", metavar="ID",
-                   help="report this run only (default: every run in the file)")
+                   help="report this run only, named by its id or its short id (default: every run in the file)")
     p.add_argument("--json", action="store_true",
                    help="print JSON: one report with --run, else a list of reports")
     p.add_argument("--configurations", action="store_true",
@@ -36,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, flag) and args.run_id:
             raise UsageError(f"--{flag} reports every run of the file; leave out --run")
     built = read_runs(args.export)
-    runs = [built.run(args.run_id)] if args.run_id else list(built)
+    runs = list(built)
+    if args.run_id:
+        runs = [built.run(run_ids_named(runs, [args.run_id])[0])]
     if not runs:
         raise ValueError(f"{args.export} holds no runs")
     if args.matrix:

@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 
-from pyapp.cli.inputs import UsageError, add_key_and_prices, names_own_set, own_set_in, set_help
+from pyapp.cli.inputs import UsageError, add_key_and_prices, names_own_set, own_set_in, run_ids_named, set_help
 from pyapp.evaluation.cost import actual_usage, run_size
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, CaseSets
 from pyapp.evaluation.own_cases import own_cases_of
@@ -99,7 +99,9 @@ def run(args: argparse.Namespace) -> int:
         api_key_from(args.key_env, settings.provider)  # a missing key is said before the log is read
     log = LogFile(args.log)  # read whole, and checked that it can be written, before anything is asked
     if settings is None:
-        run_ = rebuild(log.entries).run(args.continue_run)
+        built = rebuild(log.entries)
+        args.continue_run = run_ids_named(list(built), [args.continue_run])[0]  # the short forms too
+        run_ = built.run(args.continue_run)
         if run_.settings is None:
             raise ValueError(f"run {args.continue_run} made no call to take settings from; start a new run")
         settings = Settings.from_dict(run_.settings)

@@ -3,10 +3,11 @@
 
 One section per evaluation set (runs of different sets never share a case, DR-009), one row per case
 of the set in its order, one column per run, the runs grouped by configuration and oldest first, as
-:func:`pyapp.evaluation.configurations.group_runs` groups them, each named as
-:mod:`pyapp.presentation.run_names` names it. A run that belongs to no configuration
-has a column in a group of its own. A cell is the case's outcome in that run: its counted answer's
-outcome, or else its status (``run_report``'s ``cases``, cell for cell).
+:func:`pyapp.evaluation.configurations.group_runs` groups them, the groups in the order of their letters.
+Runs and configurations are named as :mod:`pyapp.presentation.run_names` names them over the whole log, so a
+configuration keeps its letter in a matrix of some runs only. A run that belongs to no configuration has a
+column in a group of its own. A cell is the case's outcome in that run: its counted answer's outcome, or else
+its status (``run_report``'s ``cases``, cell for cell).
 
 A case is marked as flipped in a configuration when its counted answers there disagree: grounded in
 one run, not in another. The repeat figures (:func:`pyapp.evaluation.repeats.repeat_figures`) count
@@ -25,7 +26,7 @@ from pyapp.evaluation.configurations import group_runs
 from pyapp.evaluation.own_cases import set_label
 from pyapp.evaluation.repeats import verdict_table
 from pyapp.evaluation.runs import CaseResult, Run
-from pyapp.presentation.run_names import run_names
+from pyapp.presentation.run_names import NO_CONFIGURATION, NO_LETTER, LogNames, log_names, oldest_first
 
 # A cell's name, its letter and what it says, in the order the legend lists them.
 CELLS = (
@@ -48,26 +49,32 @@ def cell_of(result: CaseResult) -> str:
     return str(result.outcome) if result.status == CaseStatus.GRADED else str(result.status)
 
 
-def _group(runs: Sequence[Run], config_id: str | None, label: str, names: dict[str, dict]) -> dict:
+def _group(runs: Sequence[Run], config_id: str | None, label: str, names: LogNames) -> dict:
     table = verdict_table(runs)
     flipping = [] if config_id is None else [
         case_id for i, case_id in enumerate(table.case_ids) if {True, False} <= set(table.column(i))]
+    named = NO_CONFIGURATION if config_id is None else names.configurations[config_id]
     return {
         "configuration": config_id,
+        # The head of the group's columns: its configuration's letter.
+        "name": named["letter"] or NO_LETTER,
+        **named,
         "label": label,
-        "runs": [{"run_id": run.run_id, **names[run.run_id]} for run in runs],
+        "runs": [{"run_id": run.run_id, **names.runs[run.run_id]} for run in runs],
         "flipping": flipping,
     }
 
 
-def case_matrix(runs: Sequence[Run]) -> dict:
-    """The matrix of ``runs`` (module doc), with the legend of its cells."""
-    runs = sorted(runs, key=lambda run: run.started)
+def case_matrix(runs: Sequence[Run], names: LogNames | None = None) -> dict:
+    """The matrix of ``runs`` (module doc), with the legend of its cells; ``names`` are those of the whole log
+    (default: of ``runs``)."""
+    runs = sorted(runs, key=oldest_first)
     grouped = group_runs(runs)
-    names = run_names(runs)
+    names = log_names(runs) if names is None else names
     by_id = {run.run_id: run for run in runs}
+    lettered = {config_id: index for index, config_id in enumerate(names.configurations)}
     groups_by_set: dict[str, list[tuple[dict, list[Run]]]] = {}
-    for group in grouped.groups:
+    for group in sorted(grouped.groups, key=lambda group: lettered[group.configuration.id]):
         config = group.configuration
         found = _group(group.runs, config.id, config.label, names)
         groups_by_set.setdefault(config.eval_set_version, []).append((found, list(group.runs)))
@@ -77,8 +84,6 @@ def case_matrix(runs: Sequence[Run]) -> dict:
         groups_by_set.setdefault(run.eval_set_version, []).append((found, [run]))
     sections = []
     for version, groups in groups_by_set.items():
-        for index, (group, _) in enumerate(groups):
-            group["name"] = _group_name(index)
         case_ids = [result.case_id for result in groups[0][1][0].cases]
         rows = []
         for index, case_id in enumerate(case_ids):
@@ -97,12 +102,12 @@ def case_matrix(runs: Sequence[Run]) -> dict:
 def page_matrix(runs: Sequence[Run], configuration: str | None = None) -> dict:
     """The matrix the page draws: of every run, or of one configuration's (by id), at most the newest
     :data:`PAGE_RUNS`, with a sentence saying which runs it shows."""
-    chosen = list(runs)
-    if configuration is not None:
-        chosen = list(group_runs(chosen).find(configuration).runs)
+    names = log_names(runs)
+    group = None if configuration is None else names.grouped.find(configuration)
+    chosen = list(runs) if group is None else list(group.runs)
     newest = {run.run_id for run in sorted(chosen, key=lambda run: run.started, reverse=True)[:PAGE_RUNS]}
     shown = [run for run in chosen if run.run_id in newest]
-    of = "" if configuration is None else f" of configuration {configuration}"
+    of = "" if group is None else f" of configuration {names.configurations[group.configuration.id]['config_name']}"
     if len(shown) < len(chosen):
         note = (f"The newest {len(shown):,} of the {len(chosen):,} runs{of}; "
                 "python -m pyapp report LOG --matrix prints them all.")
@@ -110,12 +115,12 @@ def page_matrix(runs: Sequence[Run], configuration: str | None = None) -> dict:
         note = f"The one run{of}." if len(shown) == 1 else f"All {len(shown):,} runs{of}."
     else:
         note = "No runs yet."
-    return {**case_matrix(shown), "note": note, "configuration": configuration}
+    return {**case_matrix(shown, names), "note": note, "configuration": configuration}
 
 
 def format_case_matrix(matrix: dict) -> str:
-    """The matrix as text for a terminal or a CI log: a letter per cell, the groups by their names (A, B, ...)
-    and each run's column headed by its place in its configuration."""
+    """The matrix as text for a terminal or a CI log: a letter per cell, the groups by their configurations'
+    letters and each run's column headed by its place in its configuration."""
     legend = ", ".join(f"{item['letter']} {item['text']}" for item in matrix["legend"])
     lines = [f"cases × runs: {legend}; {matrix['flipped']['letter']} {matrix['flipped']['text']}"]
     for section in matrix["sets"]:
@@ -126,10 +131,10 @@ def format_case_matrix(matrix: dict) -> str:
             runs = ", ".join(run["label"] for run in group["runs"])
             lines.append(f"  {group['name']}  {config}{group['label']}; runs {runs}")
         heads = [[run["column"] for run in group["runs"]] for group in groups]
-        width = max(len(head) for block in heads for head in block)
+        titles = [[group["name"]] + [""] * (len(group["runs"]) - 1) for group in groups]
+        width = max(len(text) for block in heads + titles for text in block)
         column = max(len(row["case_id"]) for row in section["rows"])
         no_marks = [False] * len(groups)
-        titles = [[group["name"]] + [""] * (len(group["runs"]) - 1) for group in groups]
         lines.append(_matrix_line("", column, width, titles, no_marks))
         lines.append(_matrix_line("", column, width, heads, no_marks))
         for row in section["rows"]:
@@ -145,12 +150,3 @@ def _matrix_line(head: str, column: int, width: int, blocks: list[list[str]], ma
              for block, mark in zip(blocks, marks, strict=True)]
     return f"  {head.ljust(column)}  " + "   ".join(parts)
 
-
-def _group_name(index: int) -> str:
-    """A, B, ..., Z, AA, AB, ...: a short name for a group of columns."""
-    name = ""
-    index += 1
-    while index:
-        index, rest = divmod(index - 1, 26)
-        name = chr(ord("A") + rest) + name
-    return name

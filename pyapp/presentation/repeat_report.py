@@ -18,6 +18,7 @@ from pyapp.evaluation.runs import Run
 from pyapp.evaluation.stats import ALPHA, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from pyapp.presentation.comparison_plot import comparison_plot
 from pyapp.presentation.run_comparison import compare_report
+from pyapp.presentation.run_names import configuration_names, oldest_first
 
 
 def _repeat_display(figures: dict) -> dict:
@@ -42,11 +43,13 @@ def _repeat_display(figures: dict) -> dict:
     return shown
 
 
-def _group_report(group: ConfigurationRuns) -> dict:
+def _group_report(group: ConfigurationRuns, names: dict[str, dict]) -> dict:
+    """One configuration with its runs and repeat figures; ``names`` are the log's (run_names.configuration_names)."""
     config = group.configuration
     figures = repeat_figures(verdict_table(group.runs))
     return {
         "id": config.id,
+        **names[config.id],
         "configuration": config.to_json(),
         "label": config.label,
         "run_ids": [r.run_id for r in group.runs],
@@ -60,10 +63,12 @@ def _group_report(group: ConfigurationRuns) -> dict:
 
 
 def configurations_report(runs: Sequence[Run]) -> dict:
-    """Every configuration of ``runs`` with its repeat figures, and the runs that belong to none."""
-    grouped = group_runs(runs)
+    """Every configuration of ``runs`` (every run of a log) with its names and repeat figures, and the runs that
+    belong to none."""
+    grouped = group_runs(sorted(runs, key=oldest_first))
+    names = configuration_names(grouped)
     return {
-        "configurations": [_group_report(g) for g in grouped.groups],
+        "configurations": [_group_report(g, names) for g in grouped.groups],
         "apart": [{"run_id": run_id, "reason": reason} for run_id, reason in grouped.apart],
     }
 
@@ -128,7 +133,8 @@ def _drift_sentences(x: dict, y: dict) -> list[str]:
 
 
 def configuration_compare_report(grouped: Grouped, x_name: str, y_name: str, plans: Sequence[dict] = ()) -> dict:
-    """Configuration Y against configuration X (each named by its id or one of its runs' ids).
+    """Configuration Y against configuration X (each named by its id or one of its runs' ids), with their names
+    among every run of the log, which ``grouped`` holds.
 
     ``plans`` are the log's plan entries; those registered for exactly this X and Y are
     reported with when they were registered and their rule's verdict (:mod:`pyapp.evaluation.plans`).
@@ -141,7 +147,8 @@ def configuration_compare_report(grouped: Grouped, x_name: str, y_name: str, pla
     if sets[0] != sets[1]:
         raise ValueError(f"X is on {sets[0]} and Y on {sets[1]}; configurations of different sets are never "
                          "compared (DR-009)")
-    x, y = _group_report(gx), _group_report(gy)
+    names = configuration_names(grouped)
+    x, y = _group_report(gx, names), _group_report(gy, names)
     figures = compare_tables(verdict_table(gx.runs), verdict_table(gy.runs))
     report = {"x": x, "y": y, "comparison": figures, "inside_floor": {"x": None, "y": None}, "floor_text": [],
               "note": None, "drift_text": _drift_sentences(x, y)}
@@ -167,7 +174,7 @@ def configuration_compare_report(grouped: Grouped, x_name: str, y_name: str, pla
 
 def _format_group(g: dict, title: str = "configuration") -> list[str]:
     shown = g["display"]
-    lines = [f"{title} {g['id']}: {g['label']}", f"  runs ({g['k']}):"]
+    lines = [f"{title} {g['config_name']} ({g['id']}): {g['label']}", f"  runs ({g['k']}):"]
     lines.extend(f"    {line}" for line in shown["runs"])
     lines.append(f"  mean grounded share: {shown['mean']}")
     reported = g["drift"]

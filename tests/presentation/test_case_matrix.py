@@ -59,6 +59,11 @@ def test_runs_are_grouped_by_configuration_oldest_first_and_sets_apart():
     assert [[run["run_id"] for run in g["runs"]] for g in fixed["groups"]] == [
         ["x1", "x2", "x3", "run-20261206-120000-c0ffee"], ["y1", "y2"], ["mixed"]]
     assert [g["configuration"] is None for g in fixed["groups"]] == [False, False, True]
+    # One letter per configuration of the log, not per set; a run of no configuration has none.
+    assert [(g["name"], g["letter"]) for g in fixed["groups"] + large["groups"]] == [
+        ("A", "A"), ("B", "B"), ("--", None), ("C", "C")]
+    assert [g["config_name"] for g in fixed["groups"] + large["groups"]] == [
+        "A · claude-test-1", "B · gpt-test-1", None, "C · claude-test-1"]
     assert [row["case_id"] for row in fixed["rows"]] == list(FIXED_SETS.case_ids())
     assert [row["case_id"] for row in large["rows"]] == LARGE_IDS
     assert large["eval_set_version"] == LARGE_SET_VERSION and len(large["groups"]) == 1
@@ -101,7 +106,7 @@ def test_the_text_has_a_letter_per_cell_and_a_mark_per_flip(capsys, log_file):
             letters = [word for word in line.split()[1:] if word != "*"]
             assert letters == [LETTERS[cell] for cell in row["cells"]]
             assert line.count("*") == len(row["flipped_in"])
-    assert "C  belongs to no configuration: its calls used different settings; runs mixed (no configuration)" in text
+    assert "--  belongs to no configuration: its calls used different settings; runs mixed (no configuration)" in text
 
 
 @pytest.mark.parametrize("flags", [["--run", "x1"], ["--configurations"]])
@@ -125,6 +130,8 @@ def test_the_page_draws_the_newest_forty_runs_and_says_so():
     columns = [run["run_id"] for section in drawn["sets"] for group in section["groups"] for run in group["runs"]]
     assert columns == [f"r{i:02d}" for i in range(2, PAGE_RUNS + 2)]
     assert drawn["note"] == ("The newest 40 of the 42 runs; python -m pyapp report LOG --matrix prints them all.")
-    config = drawn["sets"][0]["groups"][0]["configuration"]
-    assert page_matrix(runs[:3], config)["note"] == f"All 3 runs of configuration {config}."
+    group = drawn["sets"][0]["groups"][0]
+    # Named as everywhere else, by its letter and model, though asked for by its id.
+    assert group["config_name"] == "A · claude-test-1"
+    assert page_matrix(runs[:3], group["configuration"])["note"] == "All 3 runs of configuration A · claude-test-1."
     assert page_matrix(runs[:1])["note"] == "The one run." and page_matrix([])["note"] == "No runs yet."
