@@ -7,6 +7,7 @@ with its file and line; only a clean model is rendered by ``render`` and written
     documents, front_matter, supersedes      the records and pages, read and checked
     convert, record_links, allowlist, links  Markdown to HTML, what it may hold, where its links lead
     render, feed, pyapp_content              the pages, the Atom feed, what pyapp computes for them
+    demo_log, demo_model, demo_script        the evaluation page's demo log, written by a scripted model
     static, wheel, stdlib_pyc                the files copied as they are: assets, Pyodide, the wheels
     service_worker, hosting, compression     sw.js, the host files and rules, the gzip copies
     caches, document_cache, digests          what a build keeps for the next one

@@ -19,6 +19,7 @@ PAGE_CONTENT_CACHE = CACHE / "page-content"  # what pyapp computes for the pages
 EXPERIMENT_CACHE = CACHE / "experiment"  # the experiments page's figures
 EXPERIMENT_PAGE_CACHE = CACHE / "experiment-page"  # their markup
 SERVICE_WORKER_CACHE = CACHE / "service-worker"  # sw.js
+DEMO_LOG_CACHE = CACHE / "demo-log"  # the evaluation page's demo log, written by a scripted model
 GZIP_CACHE = CACHE / "gzip"  # the gzip copies hosts may send
 
 # Under node_modules/, beside the runtime: a new Pyodide (npm ci) clears it with the old one.

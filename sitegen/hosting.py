@@ -38,11 +38,14 @@ REVALIDATE = "no-cache"
 VERSIONED_URL = re.compile(r"/pyodide/\d[^/]*/|[?&]v=[0-9a-f]{12}(&|$)")
 # Files named only by their path: every request carries the hash (DR-002), so _headers may mark them.
 VERSIONED_FOLDERS = ("/pyodide/*", "/app/*", "/wheels/*")
+# JSON lines (the evaluation page's demo log, sitegen.demo_log) have no registered type: the dev server and
+# Apache send this one. A host that knows no type for them sends its default, which the page's fetch reads too.
+JSON_LINES_TYPE = "application/x-ndjson"
 # What a host must compress (gzip or brotli): the runtime, the modules, JSON, pages and style.
 COMPRESSED_TYPES = ("application/wasm", "text/javascript", "application/javascript", "application/json",
-                    "text/css", "text/html")
+                    JSON_LINES_TYPE, "text/css", "text/html")
 # The same files by name: the build writes a gzip copy beside each (compression.py).
-COMPRESSED_SUFFIXES = (".wasm", ".mjs", ".js", ".json", ".css", ".html")
+COMPRESSED_SUFFIXES = (".wasm", ".mjs", ".js", ".json", ".jsonl", ".css", ".html")
 
 
 def cache_control(url: str) -> str:
@@ -69,6 +72,7 @@ def htaccess() -> str:
     lines = [
         "AddType application/wasm .wasm",
         "AddType text/javascript .mjs",
+        f"AddType {JSON_LINES_TYPE} .jsonl",
         "# Needs mod_headers (a2enmod headers): without it the worker runs without its policy (DR-002).",
         "<IfModule mod_headers.c>",
     ]

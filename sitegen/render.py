@@ -18,7 +18,7 @@ from pathlib import Path
 
 import jinja2
 
-from sitegen import ROOT, compression
+from sitegen import ROOT, compression, demo_log
 from sitegen.caches import GZIP_CACHE, TEMPLATE_CACHE
 from sitegen.documents import SITE_TITLE, Page
 from sitegen.feed import atom_feed
@@ -184,6 +184,8 @@ def render_site(site: Site, root: Path = ROOT) -> dict[str, bytes]:
             html = renderer.render(page, page.url, title=page.title, description=page.description,
                                    experiment=functools.partial(experiment_section, root, page.url))
         emit(page.url, html)
+    if demo_log.wanted(out):  # the evaluation page's demo: a log a scripted model writes through pyapp
+        emit(demo_log.DEMO_LOG, demo_log.cached_demo_log(root))
     for path, data in out.items():
         if path not in site.digests:
             site.digests[path] = hashlib.sha256(data).hexdigest()

@@ -8,7 +8,7 @@ import http.server
 import io
 from pathlib import Path
 
-from sitegen.hosting import SECURITY_HEADERS, cache_control
+from sitegen.hosting import JSON_LINES_TYPE, SECURITY_HEADERS, cache_control
 
 
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
@@ -20,6 +20,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         ".mjs": "text/javascript",
         ".js": "text/javascript",
         ".json": "application/json",
+        ".jsonl": JSON_LINES_TYPE,
         ".xml": "application/atom+xml",
         ".md": "text/plain; charset=utf-8",
         ".zip": "application/zip",

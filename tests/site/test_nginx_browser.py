@@ -83,6 +83,7 @@ def test_readme_server_block_sends_types_policy_caching_and_compression(nginx, d
         ("kd/static/js/boot-watch.js", "application/javascript; charset=utf-8"),
         ("kd/explorer/", "text/html; charset=utf-8"),
         ("kd/decisions/src/DR-002-python-in-the-browser.md", "text/plain; charset=utf-8"),
+        ("kd/ai-eval/demo-log.jsonl", "application/x-ndjson"),
         ("missing.html", "text/html; charset=utf-8"),
     ]
     for path, content_type in expected:
@@ -95,7 +96,7 @@ def test_readme_server_block_sends_types_policy_caching_and_compression(nginx, d
         assert response.headers["Content-Security-Policy"] == hosting.CSP_HEADER, path
         assert response.headers["X-Content-Type-Options"] == "nosniff", path
     for path in (f"{PYODIDE}/pyodide.asm.wasm", f"{PYODIDE}/pyodide.asm.mjs", f"{PYODIDE}/pyodide-lock.json",
-                 "static/js/worker.mjs", "answer-schema.json"):
+                 "static/js/worker.mjs", "answer-schema.json", "ai-eval/demo-log.jsonl"):
         request = urllib.request.Request(f"{server.origin}/kd/{path}", headers={"Accept-Encoding": "gzip"})
         with urllib.request.urlopen(request) as response:
             assert response.headers["Content-Encoding"] == "gzip", path
