@@ -1,7 +1,8 @@
 """One case of one run, everything about it: what the evaluation page shows when a cell of the matrix
 is opened (DR-008).
 
-The answer as the model sent it (the page shows it as text), each check with its verdict and reason,
+The answer's walkthrough as paragraphs with its step numbers linked, its claims against the truth, the
+answer as the model sent it (the page shows it as text, folded), each check with its verdict and reason,
 the trace steps the answer cited beside the steps the prompt sent, the case's search with a link that
 opens the explorer on exactly that search, the call's tokens, latency and models, the ratings of
 the answer, and every model judge's verdict on it or failure to give one (DR-012). Every text is made
@@ -20,6 +21,7 @@ from pyapp.evaluation.evalset import case_facts
 from pyapp.evaluation.judge_agreement import NOT_VALIDATED, judge_name
 from pyapp.evaluation.runs import Run
 from pyapp.explanation.rubric import RUBRIC
+from pyapp.presentation.answer_prose import claims_table, walkthrough_paragraphs
 from pyapp.presentation.case_matrix import cell_of
 from pyapp.presentation.judge_tables import judgement_said
 
@@ -109,6 +111,13 @@ def case_view(run: Run, case_id: str, entries: Sequence[dict], runs: Callable[[]
                if e.get("type") == EntryType.JUDGEMENT and e["call_id"] == result.entry_id and result.entry_id]
     validated = judge_validation(entries, runs()) if on_call else {}
     judged = [_judgement(e, validated) for e in on_call]
+    checks = [] if grade is None else [check.to_json() for check in grade.checks]
+    claims = None if grade is None else grade.claims
+    facts = case_facts(result.case)
+    # The prose and the claims are read once the answer fits the schema (a model failure has neither).
+    prose = ([] if grade is None or grade.walkthrough is None else
+             walkthrough_paragraphs(grade.walkthrough, set(facts.sent_by_number),
+                                    lambda step: explorer_query(result.case, step)))
     return {
         "run_id": run.run_id,
         "case_id": case_id,
@@ -120,8 +129,10 @@ def case_view(run: Run, case_id: str, entries: Sequence[dict], runs: Callable[[]
         "detail": grade.detail if grade is not None and grade.detail else result.detail,
         # A case that did not count shows the answer of the call behind its status, if that call had one.
         "answer": result.answer if result.answer is not None else (entry or {}).get("answer"),
-        "checks": [] if grade is None else [check.to_json() for check in grade.checks],
-        "cited": _cited(result.case, None if grade is None else grade.claims),
+        "checks": checks,
+        "prose": prose,
+        "claims": claims_table(claims, facts, checks) if grade is not None and grade.checks else [],
+        "cited": _cited(result.case, claims),
         "search": _search(result.case),
         "call": _call(entry),
         "ratings": rated,

@@ -25,7 +25,9 @@ def _band(label: str, floor: float | None, text: str, unknown: str) -> dict:
     return {"label": label, "half_width": floor, "text": text.format(floor=fmt_point_size(floor))}
 
 
-def _plot(difference: float, interval: list[float], bands: list[dict], label: str, caption: str) -> dict:
+def _plot(difference: float, interval: list[float], bands: list[dict], label: str, caption: str,
+          sides: tuple[str, str]) -> dict:
+    """``sides`` name the side each half of the axis favours (a difference is the right side minus the left)."""
     low, high = interval
     widths = [band["half_width"] for band in bands if band["half_width"] is not None]
     reach = max([abs(low), abs(high), abs(difference), *widths])
@@ -39,7 +41,8 @@ def _plot(difference: float, interval: list[float], bands: list[dict], label: st
         "interval": [low, high],
         "difference_text": f"{label}: {fmt_points(difference)} points ({fmt_points(low)} to {fmt_points(high)})",
         "bands": bands,
-        "caption": caption,
+        "caption": f"{caption} Left of zero {sides[0]} is better, right of zero {sides[1]}.",
+        "sides": {"left": f"← {sides[0]} better", "right": f"{sides[1]} better →"},
     }
 
 
@@ -61,7 +64,7 @@ def comparison_plot(report: dict) -> dict | None:
     return _plot(figures["difference"], figures["interval"], bands, "Y − X",
                  "Y minus X in percentage points with its 95% interval (top row), against each configuration's "
                  "noise floor around zero: a difference inside a band is within what repeating that "
-                 "configuration gives by chance.")
+                 "configuration gives by chance.", ("X", "Y"))
 
 
 def baseline_plot(figures: dict, baseline: dict, now: dict) -> dict | None:
@@ -73,7 +76,7 @@ def baseline_plot(figures: dict, baseline: dict, now: dict) -> dict | None:
     bands = [_mean_floor_band("Baseline floor", "The baseline", baseline), _mean_floor_band("Now floor", "Now", now)]
     return _plot(figures["difference"], figures["interval"], bands, "Now − baseline",
                  "The runs now minus the baseline in percentage points with its 95% interval (top row), against "
-                 "the noise floor of each side's runs around zero.")
+                 "the noise floor of each side's runs around zero.", ("baseline", "now"))
 
 
 def runs_plot(report: dict, grouped: Grouped) -> dict | None:
@@ -97,4 +100,4 @@ def runs_plot(report: dict, grouped: Grouped) -> dict | None:
                            f"{name}: noise floor unknown (repeat that configuration to measure one)"))
     return _plot(report["difference"], report["interval"], bands, "Second − first",
                  "The second run minus the first in percentage points with its 95% interval (top row), against "
-                 "the noise floor of one run against another in each run's configuration.")
+                 "the noise floor of one run against another in each run's configuration.", ("first run", "second run"))

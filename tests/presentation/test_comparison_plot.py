@@ -34,6 +34,8 @@ def test_the_plot_holds_the_reports_own_difference_interval_and_floors():
     assert plot["low"] == -plot["high"] and reach <= plot["high"] < reach + 0.1 + 1e-9
     assert [tick["at"] for tick in plot["ticks"]] == [plot["low"], plot["low"] / 2, 0.0, plot["high"] / 2, plot["high"]]
     assert plot["difference_text"] == "Y − X: +10.0 points (+1.7 to +19.2)"
+    # Y is better on the right: a positive difference is Y's lead.
+    assert plot["sides"] == {"left": "← X better", "right": "Y better →"}
     assert report["display"]["difference"].startswith("+10.0 points")
 
 
@@ -60,6 +62,7 @@ def test_two_runs_are_drawn_against_the_floor_of_one_run_against_another_of_thei
     assert [band["label"] for band in plot["bands"]] == [f"{x.configuration.id} floor", f"{y.configuration.id} floor"]
     same = compare_report(built.run("x1"), built.run("x2"), grouped)["plot"]
     assert len(same["bands"]) == 1 and same["label"] == "Second − first"  # one configuration, one band
+    assert same["sides"] == {"left": "← first run better", "right": "second run better →"}
     apart = compare_report(built.run("x1"), built.run("mixed"), grouped)["plot"]
     assert len(apart["bands"]) == 1  # a run of no configuration has no floor to draw
     assert compare_report(built.run("x1"), built.run("x2"))["plot"] is None  # nothing to draw against
