@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from pyapp.browser import log_cache
 
 FORMAT = 1
-# The calls the page opens with (ai-eval.mjs), besides the newest run's detail.
+# The calls the page opens with (site_src/static/js/eval/), besides the newest run's detail.
 OPENING = ("eval_overview", "configurations", "case_matrix", "plans", "own_set")
 NOT_KEPT = object()
 

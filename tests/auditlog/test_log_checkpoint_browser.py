@@ -16,7 +16,7 @@ import pytest
 from browser_storage import ADD_ROWS, DAMAGE, SNAPSHOT_DB, STORED, kept
 from chromium import python_worker
 from eval_helpers import full_run
-from eval_page import listed, open_eval, reported
+from eval_page import listed, open_eval, reported, show_view
 from pyapp.auditlog import checkpoint as log_checkpoint
 
 pytestmark = pytest.mark.browser
@@ -25,12 +25,13 @@ ENTRIES = [entry for n in range(51)
            for entry in full_run(f"run-{n:02d}", start=100.0 * n, grounded={"C01", "C02", "C03"} if n % 3 else None)]
 RESTORED = "performance.getEntriesByName('audit-log-restored').map((mark) => mark.detail)"
 VIEW_USED = "performance.getEntriesByName('audit-view-used').map((mark) => mark.detail)"
-OPENING = ["eval_overview", "configurations", "plans", "case_matrix", "run_detail", "own_set"]
+OPENING = ["eval_overview", "configurations", "case_matrix", "run_detail", "plans", "own_set"]
 
 
 def listing(context, site, runs: int):
     """A new /ai-eval/ tab once its runs list holds ``runs`` rows, and the records its worker restored."""
     page = open_eval(context, site)
+    show_view(page, "results")
     page.wait_for_selector(f"#runs tbody tr:nth-child({runs})")
     assert page.locator("#runs tbody tr").count() == runs
     worker = python_worker(page)

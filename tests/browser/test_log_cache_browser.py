@@ -13,7 +13,18 @@ import pytest
 
 from browser_storage import ADD_ROWS
 from eval_helpers import full_run
-from eval_page import ANTHROPIC, DUMP_DB, FakeAnthropic, cli, import_run, listed, open_eval, reported, start_run
+from eval_page import (
+    ANTHROPIC,
+    DUMP_DB,
+    FakeAnthropic,
+    cli,
+    import_run,
+    listed,
+    open_eval,
+    reported,
+    show_view,
+    start_run,
+)
 from pyapp.auditlog.validation import validate_entry
 from pyapp.evaluation.export import export_json
 from worker_views import CORRUPT_RECORDS
@@ -37,6 +48,7 @@ def test_runs_list_follows_appends_from_this_tab_and_another(context, site, tmp_
 
     import_run(tab_b, tmp_path, third, "third")  # another tab's append, behind tab A's back
     import_run(tab_a, tmp_path, first, "first", already=20)  # nothing new, so tab A only reads the log again
+    show_view(tab_a, "results")  # an import that adds nothing leaves the Data view on screen
     tab_a.wait_for_selector("#runs tr[data-run='run-cache-3']")
     shown = listed(tab_a)
     assert set(shown) == {"run-cache-1", "run-cache-2", "run-cache-3"}
@@ -58,7 +70,8 @@ def valid_stored(page) -> list[dict]:
 
 
 def shown(page) -> tuple[dict[str, str], str, str]:
-    """The runs list, its message and the newest run's detail, as the page shows them."""
+    """The runs list, its message and the newest run's detail, as the Results view shows them."""
+    show_view(page, "results")
     page.wait_for_selector("#run-detail[data-run]")
     return listed(page), page.inner_text("#runs-message"), page.inner_text("#run-detail")
 

@@ -39,11 +39,12 @@ def new_tab(monkeypatch) -> None:
 
 
 def opening() -> dict:
-    """The calls /ai-eval/ opens with (ai-eval.mjs), in its order, and their answers."""
+    """The calls /ai-eval/ opens with (site_src/static/js/eval/), in its order, and their answers."""
     answers = {"overview": handle("eval_overview"), "configurations": handle("configurations"),
-               "plans": handle("plans"), "matrix": handle("case_matrix")}
+               "matrix": handle("case_matrix")}
     runs = answers["overview"]["runs"]
     answers["detail"] = handle("run_detail", run_id=runs[0]["run_id"]) if runs else None
+    answers["plans"] = handle("plans")
     answers["own set"] = handle("own_set")
     return answers
 
@@ -93,7 +94,7 @@ def test_a_new_tab_opens_from_the_kept_view_reading_nothing_and_shows_what_a_ful
     worker.marks.clear()
     texts = counting(monkeypatch, strict_json, "loads")
     again = opening()
-    assert used(worker) == ["eval_overview", "configurations", "plans", "case_matrix", "run_detail", "own_set"]
+    assert used(worker) == ["eval_overview", "configurations", "case_matrix", "run_detail", "plans", "own_set"]
     assert texts == [] and ("audit-log-restored", len(worker.stored)) not in worker.marks, "nothing read or graded"
     assert again == first == full_read(worker, monkeypatch)
 

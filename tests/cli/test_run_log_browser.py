@@ -22,7 +22,7 @@ def test_the_page_imports_the_terminals_log_and_shows_reports_numbers(context, s
     page.goto(site.url + "ai-eval/")
     page.wait_for_selector("body[data-eval-ready='true']", timeout=90_000)
     page.set_input_files("#import-file", str(log))
-    page.wait_for_selector("#import-message:has-text('Imported 40 entries')")
+    page.wait_for_selector("#import-message:has-text('Imported 40 entries')", state="attached")
     for run_id, report in reports.items():
         shown = report["display"]
         page.wait_for_selector(f"#runs tr[data-run='{run_id}']")  # the message comes before the list is redrawn
@@ -39,4 +39,4 @@ def test_the_page_imports_the_terminals_log_and_shows_reports_numbers(context, s
     exported = export_json(page, tmp_path)
     assert json.loads(run_cli("report", str(exported), "--json").stdout) == list(reports.values())
     page.set_input_files("#import-file", str(log))
-    page.wait_for_selector("#import-message:has-text('Imported 0 entries (40 were already here)')")
+    page.wait_for_selector("#import-message:has-text('Imported 0 entries (40 were already here)')", state="attached")

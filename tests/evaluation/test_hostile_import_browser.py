@@ -11,7 +11,7 @@ import json
 import pytest
 
 from browser_storage import ADD_ROWS
-from eval_page import ANTHROPIC, FakeAnthropic, entries, export_json, open_eval, start_run
+from eval_page import ANTHROPIC, FakeAnthropic, entries, export_json, open_eval, show_view, start_run
 from pyapp.evaluation.export import UTF8_ONLY
 from pyapp.presentation.run_comparison import SAME_RUN
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.browser
 
 def _import(page, path) -> str:
     page.set_input_files("#import-file", str(path))
-    page.wait_for_selector("#import-message:is([data-state='imported'], [data-state='refused'])")
+    page.wait_for_selector("#import-message:is([data-state='imported'], [data-state='refused'])", state="attached")
     message = page.inner_text("#import-message")
     page.evaluate("() => { const m = document.getElementById('import-message'); m.textContent = '';"
                   " delete m.dataset.state; }")
@@ -88,6 +88,7 @@ def test_a_file_or_comparison_the_command_line_refuses_is_refused_by_the_page_wi
     assert len(entries(page)) == before
 
     own = page.locator("#runs tbody tr").first.get_attribute("data-run")  # refused as compare refuses it
+    show_view(page, "compare")
     page.select_option("#compare-a", own)
     page.select_option("#compare-b", own)
     page.click("#compare")

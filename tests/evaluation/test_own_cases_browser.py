@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from eval_page import ANTHROPIC, FakeAnthropic, calls, entries, export_json, open_eval, wait_run_end
+from eval_page import ANTHROPIC, FakeAnthropic, calls, entries, export_json, open_eval, show_view, wait_run_end
 from page_checks import AXE, OVERFLOW, RUN_AXE
 from pyapp.auditlog.entries import own_case_entry
 from pyapp.evaluation.evalset import EVAL_SET_VERSION
@@ -96,6 +96,7 @@ def test_three_explorer_searches_make_a_labelled_set_that_runs_apart_from_the_fi
             ("Y01", MINE.name), ("Y02", MINE.name), ("Y03", MINE.name)]
         own_run = own_calls[0]["run_id"]
 
+        show_view(page, "run")
         page.select_option("#set-select", EVAL_SET_VERSION)
         page.wait_for_function("() => document.querySelector('#set-size').textContent === '20 cases'")
         page.click("#start-run")
@@ -110,6 +111,7 @@ def test_three_explorer_searches_make_a_labelled_set_that_runs_apart_from_the_fi
         labels = page.eval_on_selector_all("#configurations .config-label", "ps => ps.map(p => p.textContent)")
         assert sorted("your own cases" in text for text in labels) == [False, True]
         # Never compared: the page says why, by name, as the command line does.
+        show_view(page, "compare")
         page.select_option("#compare-a", own_run)
         page.select_option("#compare-b", fixed_run)
         page.click("#compare")
@@ -123,6 +125,7 @@ def test_three_explorer_searches_make_a_labelled_set_that_runs_apart_from_the_fi
         assert sorted(json.dumps(groups).count(name) > 0 for name in (MINE.name, EVAL_SET_VERSION)) == [True, True]
         report = json.loads(cli("report", str(path), "--run", own_run, "--json").stdout)
         assert (report["graded"], report["grounded"], report["set_label"]) == (3, 3, f"{MINE.name} (your own cases)")
+        show_view(page, "results")
         page.click(f"#runs tr[data-run='{own_run}'] button")
         page.wait_for_selector(f"#run-detail[data-run='{own_run}']")
         assert report["display"]["grounded"] in page.inner_text("#run-headline")

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from designed_logs import entries_with_designed_flips
-from eval_page import ANTHROPIC, FakeAnthropic, cli, export_json, open_eval, wait_run_end
+from eval_page import ANTHROPIC, FakeAnthropic, cli, export_json, open_eval, show_view, wait_run_end
 from page_checks import OVERFLOW
 from pyapp.evaluation.cost import actual_usage, run_size
 from pyapp.evaluation.evalset import FIXED_SETS
@@ -27,7 +27,10 @@ pytestmark = pytest.mark.browser
 
 def import_designed(page, tmp_path) -> None:
     (tmp_path / "designed.json").write_text(export_entries(entries_with_designed_flips()), encoding="utf-8")
+    show_view(page, "data")
     page.set_input_files("#import-file", str(tmp_path / "designed.json"))
+    page.wait_for_selector("section[data-view='results']:not([hidden]) #case-matrix td.cell")
+    show_view(page, "compare")
     page.wait_for_selector("#configurations article.configuration")
 
 
@@ -80,10 +83,10 @@ def test_configurations_and_their_comparison_equal_the_command_line(context, sit
     assert (drawn["dot"] > drawn["zero"]) == (plot["difference"] > 0)
     widths = [band["half_width"] for band in plot["bands"]]
     assert drawn["bands"][0] / drawn["bands"][1] == pytest.approx(widths[0] / widths[1])
-    # On a phone the drawing scrolls inside its own box, and the page does not.
+    # On a phone the drawing scales to its box, and the page does not scroll sideways.
     page.set_viewport_size({"width": 390, "height": 800})
     assert page.evaluate(OVERFLOW) <= 0
-    assert page.eval_on_selector(".comparison-plot", "f => f.scrollWidth > f.clientWidth")
+    assert page.eval_on_selector(".comparison-plot", "f => f.scrollWidth <= f.clientWidth")
     page.set_viewport_size({"width": 1280, "height": 800})
     # The cases that moved open in Y's latest run.
     moved = page.locator("#better-links button, #worse-links button").all_inner_texts()
@@ -99,18 +102,23 @@ def test_repeat_this_configuration_adds_a_run_to_it(context, site, tmp_path):
     import_designed(page, tmp_path)
     first = page.get_attribute("#configurations article.configuration >> nth=0", "data-config")
 
+    show_view(page, "run")
     page.fill("#api-key", "")
     page.dispatch_event("#api-key", "change")
+    show_view(page, "compare")
     page.click(f"article[data-config='{first}'] button.repeat")
+    page.wait_for_selector("section[data-view='run']:not([hidden])")  # the settings are shown where the key goes
     assert "enter your API key" in page.inner_text("#run-status")
     assert fake.asked == []
     assert page.input_value("#model") == "claude-test-1"
 
     page.fill("#api-key", "sk-ant-test-REPEAT-1234567")
     page.dispatch_event("#api-key", "change")
+    show_view(page, "compare")
     page.click(f"article[data-config='{first}'] button.repeat")
     assert "has an answer for every case" in wait_run_end(page)
     assert fake.asked == list(FIXED_SETS.case_ids())
+    show_view(page, "compare")
     page.wait_for_selector(f"article[data-config='{first}'] dt:text-is('pass^4')")
     report = cli("report", str(export_json(page, tmp_path)), "--configurations", "--json")
     group = next(g for g in report["configurations"] if g["id"] == first)
@@ -132,17 +140,21 @@ def test_plans_registered_before_and_after_the_data_are_shown_with_their_verdict
     page.wait_for_selector("#plans li >> nth=0")
     assert "rule difference-below:+20" in page.inner_text("#plan-message")
     # Before the data: Y is the settings in the form, a configuration with no run yet.
+    show_view(page, "run")
     page.fill("#model", "claude-test-2")
     page.dispatch_event("#model", "change")
+    show_view(page, "compare")
     page.select_option("#plan-y", "form")
     page.select_option("#plan-rule", "no-new-fail")
     page.fill("#plan-note", "the second model loses no case")
     page.click("#register-plan")
     page.wait_for_selector("#plans li >> nth=1")
+    show_view(page, "run")
     page.click("#start-run")
     assert "has an answer for every case" in wait_run_end(page)
 
     path = export_json(page, tmp_path)
+    show_view(page, "compare")
     report = cli("report", str(path), "--configurations", "--json")
     new = next(g["id"] for g in report["configurations"] if g["configuration"]["model"] == "claude-test-2")
     for first, second, expected_before in ((x, y, [False]), (x, new, [True])):
@@ -176,6 +188,8 @@ def test_drift_is_flagged_when_the_reported_model_changes_mid_way(context, site,
                + with_reported(full_run("o1", start=200, settings=OTHER_SETTINGS), "gpt-x"))
     (tmp_path / "drift.json").write_text(export_entries(entries), encoding="utf-8")
     page.set_input_files("#import-file", str(tmp_path / "drift.json"))
+    page.wait_for_selector("section[data-view='results']:not([hidden]) #case-matrix td.cell")
+    show_view(page, "compare")
     page.wait_for_selector("#configurations article.configuration >> nth=1")
     path = export_json(page, tmp_path)
     groups = cli("report", str(path), "--configurations", "--json")["configurations"]
@@ -204,7 +218,7 @@ def test_the_estimate_before_k_runs_and_the_usage_after_equal_the_command_lines(
     page.click("#start-run")
     assert "Run 2 of 2: " in wait_run_end(page)
     assert fake.asked == list(FIXED_SETS.case_ids()) * 2
-    page.wait_for_selector("#run-usage:not(:empty)")
+    page.wait_for_selector("#run-usage:not(:empty)", state="attached")
     entries = parse_import(export_json(page, tmp_path).read_bytes())
     runs = sorted({e["run_id"] for e in entries})
     assert page.inner_text("#run-usage") == f"After the run: {actual_usage(entries, runs, 3.0, 15.0)['display']}"
@@ -218,10 +232,13 @@ def test_a_baseline_exported_by_the_page_is_the_command_lines_and_diffs_the_same
     import_designed(page, tmp_path)
     path = export_json(page, tmp_path)
     x, y = (g["id"] for g in cli("report", str(path), "--configurations", "--json")["configurations"])
+    show_view(page, "data")
+    page.select_option("#baseline-config", x)
     with page.expect_download() as download:
-        page.click(f"article[data-config='{x}'] button.baseline")
+        page.click("#export-baseline")
     saved = tmp_path / "baseline.json"
     download.value.save_as(saved)
+    show_view(page, "compare")
     written = subprocess.run([sys.executable, "-m", "pyapp", "baseline", str(path), "--run", "x1", "--run", "x2",
                               "--run", "x3"], capture_output=True, check=True).stdout
     assert saved.read_bytes() == written
@@ -255,15 +272,18 @@ def test_runs_made_through_the_provider_group_flip_and_compare_as_the_command_li
 
     def run_with(wrong: set[str], button: str) -> None:
         fake.wrong = wrong
+        show_view(page, "run" if button == "#start-run" else "compare")
         page.click(button)
         assert "has an answer for every case" in wait_run_end(page)
 
+    show_view(page, "run")
     page.fill("#model", "claude-x")
     page.dispatch_event("#model", "change")
     run_with({"C02"}, "#start-run")
     x = page.get_attribute("#configurations article.configuration >> nth=0", "data-config")
     run_with({"C02", "C05"}, f"article[data-config='{x}'] button.repeat")
     run_with({"C05"}, f"article[data-config='{x}'] button.repeat")
+    show_view(page, "run")
     page.fill("#model", "claude-y")
     page.dispatch_event("#model", "change")
     run_with({"C09"}, "#start-run")
@@ -276,6 +296,7 @@ def test_runs_made_through_the_provider_group_flip_and_compare_as_the_command_li
     groups = {g["id"]: g for g in cli("report", str(path), "--configurations", "--json")["configurations"]}
     assert (groups[x]["k"], groups[y]["k"]) == (3, 2)
     assert groups[x]["figures"]["flipping"] == ["C02", "C05"] and groups[y]["figures"]["flipping"] == ["C09"]
+    show_view(page, "compare")
     for group in groups.values():
         shown = figures_of(page, f"article[data-config='{group['id']}']")
         assert shown["Flip rate"] == group["display"]["flip_rate"]

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from agreement_log import rated_log
-from eval_page import export_json
+from eval_page import export_json, show_view
 from page_checks import AXE, OVERFLOW, RUN_AXE
 from pyapp.evaluation.export import export_json as export_text
 from pyapp.presentation.agreement_tables import agreement_tables
@@ -35,8 +35,10 @@ def test_the_pages_agreement_tables_equal_the_command_line_on_the_pages_export(b
         page.wait_for_selector("body[data-eval-ready='true']", timeout=90_000)
         source = tmp_path / "rated.json"
         source.write_text(export_text(rated_log()), encoding="utf-8")
+        show_view(page, "data")
         page.set_input_files("#import-file", str(source))
         page.wait_for_selector("#runs tr[data-run='run-b']")
+        show_view(page, "rate")
         page.click("#show-agreement")
         page.wait_for_selector("#agreement-tables table")
         shown = page.evaluate(READ_TABLES)

@@ -12,7 +12,7 @@ import pytest
 
 from designed_logs import LARGE_IDS, eighty_by_ten, entries_for_the_matrix
 from eval_helpers import call, rating
-from eval_page import KEY, cli, export_json, open_eval
+from eval_page import KEY, cli, export_json, open_eval, show_view
 from page_checks import AXE, OVERFLOW, RUN_AXE
 from pyapp.evaluation.export import export_json as export_entries
 
@@ -29,8 +29,10 @@ FOCUSED = "() => [document.activeElement.dataset.run, document.activeElement.dat
 def import_log(page, tmp_path, entries: list[dict], cells: int) -> None:
     path = tmp_path / "log.json"
     path.write_text(export_entries(entries), encoding="utf-8")
+    show_view(page, "data")
     page.set_input_files("#import-file", str(path))
     page.wait_for_function(f"() => document.querySelectorAll('#case-matrix td.cell').length === {cells}")
+    page.wait_for_selector("section[data-view='results']:not([hidden])")  # an import opens the Results view
 
 
 def test_every_cell_is_the_outcome_report_gives_and_flips_are_named(context, site, tmp_path):
@@ -149,11 +151,11 @@ def test_one_configuration_alone_and_the_address_bringing_it_and_the_case_back_a
     page.wait_for_function("() => document.querySelectorAll('#case-matrix td.cell').length === 40")
     runs = page.eval_on_selector_all("#case-matrix thead th[data-run]", "ths => ths.map((th) => th.dataset.run)")
     assert runs == ["y1", "y2"]  # that configuration alone
-    assert page.inner_text("#matrix-note") == f"All 2 runs of configuration {second}."
+    assert page.inner_text("#matrix-note") == "All 2 runs of configuration B · gpt-test-1."
     page.locator("#case-matrix td.cell[data-run='y2'][data-case='C19']").click()
     page.wait_for_selector("#case-view[data-run='y2'][data-case='C19']:not([hidden])")
     heading = page.inner_text("#case-view-heading")
-    assert page.url.endswith(f"?configuration={second}&run=y2&case=C19") and KEY not in page.url
+    assert page.url.endswith(f"?view=results&configuration={second}&run=y2&case=C19") and KEY not in page.url
     page.reload()
     page.wait_for_selector("#case-view[data-run='y2'][data-case='C19']:not([hidden])", timeout=90_000)
     assert page.input_value("#matrix-scope") == second
@@ -169,6 +171,7 @@ def test_the_address_brings_back_the_run_detail_and_both_comparisons(context, si
     import_log(page, tmp_path, entries_for_the_matrix(), 7 * 20 + 2 * 80)
     page.click("#runs tr[data-run='x2'] button")
     page.wait_for_selector("#run-detail[data-run='x2']")
+    show_view(page, "compare")
     page.select_option("#compare-a", "x1")
     page.select_option("#compare-b", "x3")
     page.click("#compare")
@@ -179,14 +182,22 @@ def test_the_address_brings_back_the_run_detail_and_both_comparisons(context, si
     page.click("#compare-configs")
     page.wait_for_selector("#config-figures")
     shown = [page.inner_text("#compare-figures"), page.inner_text("#config-figures")]
-    assert page.url.endswith(f"?detail=x2&first=x1&second=x3&x={y}&y={x}")
+    assert page.url.endswith(f"?view=compare&detail=x2&first=x1&second=x3&x={y}&y={x}")
     page.reload()
     page.wait_for_selector("#config-figures", timeout=90_000)
     page.wait_for_selector("#compare-figures")
     assert page.get_attribute("#run-detail", "data-run") == "x2"
     assert [page.input_value(s) for s in ("#compare-a", "#compare-b", "#config-x", "#config-y")] == ["x1", "x3", y, x]
     assert [page.inner_text("#compare-figures"), page.inner_text("#config-figures")] == shown
-    assert page.url.endswith(f"?detail=x2&first=x1&second=x3&x={y}&y={x}")
+    assert page.url.endswith(f"?view=compare&detail=x2&first=x1&second=x3&x={y}&y={x}")
+    # An address from before the views names no view: it opens the one that holds what it names.
+    page.goto(page.url.split("?")[0] + f"?detail=x2&first=x1&second=x3&x={y}&y={x}")
+    page.wait_for_selector("#config-figures", timeout=90_000)
+    assert page.url.endswith(f"?view=compare&detail=x2&first=x1&second=x3&x={y}&y={x}")
+    show_view(page, "results")
+    assert page.get_attribute("#run-detail", "data-run") == "x2"
+    page.go_back()  # the browser's back button returns to the previous view
+    page.wait_for_selector("section[data-view='compare']:not([hidden])")
 
 
 def test_eighty_cases_by_ten_runs_at_phone_and_desktop_widths(browser, site, tmp_path):
@@ -196,15 +207,18 @@ def test_eighty_cases_by_ten_runs_at_phone_and_desktop_widths(browser, site, tmp
         page = open_eval(context, site)
         import_log(page, tmp_path, eighty_by_ten(), 800)
         assert page.locator("#case-matrix tbody th").all_inner_texts() == LARGE_IDS
+        show_view(page, "compare")
         page.click("#compare-configs")  # the two configurations' comparison drawn too
         page.wait_for_selector("#config-plot")
         page.add_script_tag(path=str(AXE))
-        for scheme in ("light", "dark"):
-            page.emulate_media(color_scheme=scheme)
-            for width in (390, 1280):
-                page.set_viewport_size({"width": width, "height": 800})
-                assert page.evaluate(OVERFLOW) <= 0, f"the page scrolls sideways at {width} px"
-                assert page.evaluate(RUN_AXE) == [], f"axe at {width} px, {scheme}"
+        for view in ("compare", "results"):
+            show_view(page, view)
+            for scheme in ("light", "dark"):
+                page.emulate_media(color_scheme=scheme)
+                for width in (390, 1280):
+                    page.set_viewport_size({"width": width, "height": 800})
+                    assert page.evaluate(OVERFLOW) <= 0, f"{view}: the page scrolls sideways at {width} px"
+                    assert page.evaluate(RUN_AXE) == [], f"{view}: axe at {width} px, {scheme}"
         # At 390 px the matrix scrolls inside its own box; at 1280 px it fits.
         page.set_viewport_size({"width": 390, "height": 800})
         assert page.eval_on_selector("#case-matrix .matrix-wrap", "w => w.scrollWidth > w.clientWidth")

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from eval_helpers import full_run, rating
-from eval_page import KEY, entries, export_json, open_eval, rate_run
+from eval_page import KEY, entries, export_json, open_eval, rate_run, show_view
 from judge_design import designed_answers, designed_log, judgement, prose_of
 from page_checks import assert_accessible
 from pyapp.evaluation.export import export_json as export_text
@@ -126,6 +126,7 @@ def test_two_people_and_a_judge_the_pages_tables_equal_the_command_line(browser,
         assert page.inner_text(".judge-consistency") == judge["consistency"]
 
         the_call = next(c for c in run_a if c["case_id"] == "C04")
+        show_view(page, "results")
         page.locator("#case-matrix td.cell[data-run='run-a'][data-case='C04']").click()
         page.wait_for_selector("#case-judged")
         logged_now = parse_import(path.read_text(encoding="utf-8"))
@@ -158,7 +159,8 @@ def test_the_not_validated_label_goes_once_the_judge_is_compared_on_enough_answe
             known = calls + ratings if name == "below" else []
             source.write_text(export_text(known + part if known else calls + part), encoding="utf-8")
             page.set_input_files("#import-file", str(source))
-            page.wait_for_selector("#import-message[data-state='imported']")
+            page.wait_for_selector("#import-message[data-state='imported']", state="attached")
+            show_view(page, "rate")
             page.click("#show-agreement")
             compared = VALIDATION_ANSWERS - 1 if name == "below" else VALIDATION_ANSWERS
             # Waits for this import's tables: the first import's are still on the page until they are replaced.

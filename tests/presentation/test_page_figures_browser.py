@@ -14,7 +14,17 @@ import sys
 import pytest
 
 from eval_helpers import answer_for, call
-from eval_page import ANTHROPIC, FakeAnthropic, cli, export_json, open_eval, runs_list_row, show_detail, start_run
+from eval_page import (
+    ANTHROPIC,
+    FakeAnthropic,
+    cli,
+    export_json,
+    open_eval,
+    runs_list_row,
+    show_detail,
+    show_view,
+    start_run,
+)
 from pyapp.evaluation.evalset import FIXED_SETS
 from pyapp.evaluation.export import export_json as export_entries
 
@@ -81,6 +91,7 @@ def test_page_figures_equal_the_command_lines_on_the_same_export(context, site, 
     assert f"grounded: {designed['display']['grounded']}" in text
     assert "grounded: 1/16 (6.3%, 95% CI" in text and "median 1,235 ms (95% CI" in text
 
+    show_view(page, "compare")
     page.select_option("#compare-a", "run-designed-2")
     page.select_option("#compare-b", "run-designed-1")
     page.click("#compare")

@@ -20,7 +20,6 @@ from collections.abc import Iterator
 import pytest
 
 import engines
-from browser_storage import ADD_ROWS
 from designed_logs import entries_with_designed_flips
 from fake_provider import FakeProvider, faithful_reply
 from pyapp import __version__
@@ -149,7 +148,7 @@ def configure(page: engines.EnginePage, fake: FakeProvider) -> None:
 
 
 def open_eval(page: engines.EnginePage, site: Served, fake: FakeProvider) -> None:
-    page.goto(site.url + "ai-eval/")
+    page.goto(site.url + "ai-eval/?view=run")
     assert_python_ready(page)
     page.wait_for("body[data-eval-ready='true']")
     configure(page, fake)
@@ -192,6 +191,17 @@ def test_full_run_is_logged_survives_a_reload_and_is_rebuilt_with_the_same_numbe
     assert not [line for line in page.console or [] if KEY in line]
 
 
+# The start panel's three ways in, when it is shown.
+START_SHOWN = """() => document.getElementById("start").hidden ? null
+  : [...document.querySelectorAll(".start-actions a")].map((a) => a.textContent.trim())"""
+# A file chosen in a file input, as the picker leaves it: the page's own change handler imports it.
+CHOOSE_FILE = """([selector, name, text]) => {
+  const input = document.querySelector(selector);
+  const chosen = new DataTransfer();
+  chosen.items.add(new File([text], name, { type: "application/json" }));
+  input.files = chosen.files;
+  input.dispatchEvent(new Event("change", { bubbles: true }));
+}"""
 # Key presses as the grid and the case view receive them (focus first, then keydown events in turn).
 PRESS = """([selector, keys]) => {
   if (selector) document.querySelector(selector).focus();
@@ -203,16 +213,19 @@ CELLS = "() => [...document.querySelectorAll('#case-matrix td.cell')].map((td) =
         "td.dataset.cell])"
 
 
-def test_the_matrix_and_a_case_read_alike_and_the_address_reopens_the_case(page, fresh_site, tmp_path):
+def test_the_start_an_import_the_matrix_and_a_case_read_alike_and_the_address_reopens_the_case(
+        page, fresh_site, tmp_path):
     entries = entries_with_designed_flips()
     page.goto(fresh_site.url + "ai-eval/")
     assert_python_ready(page)
     page.wait_for("body[data-eval-ready='true']")
-    page.evaluate(ADD_ROWS, [{"json": json.dumps(entry)} for entry in entries])  # as the page stores entries
-    page.reload()
-    page.wait_for("body[data-eval-ready='true']")
+    assert page.evaluate(START_SHOWN) == ["Run the set with your key", "Import an export", "Open the demo"]
+    page.click("#start-import-link")
+    page.wait_for("section[data-view='data']:not([hidden])")
     log = tmp_path / "log.jsonl"
     log.write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
+    page.evaluate(CHOOSE_FILE, ["#import-file", log.name, log.read_text(encoding="utf-8")])
+    page.wait_for("section[data-view='results']:not([hidden]) #case-matrix td.cell")
     reports = {r["run_id"]: {c["case_id"]: c for c in r["cases"]}
                for r in json.loads(subprocess.run([sys.executable, "-m", "pyapp", "report", str(log), "--json"],
                                                   capture_output=True, text=True, check=True).stdout)}

@@ -19,6 +19,7 @@ from eval_page import (
     entries,
     export_json,
     open_eval,
+    show_view,
     start_run,
     wait_run_end,
 )
@@ -60,6 +61,7 @@ def test_two_full_runs_rebuilt_graded_compared_and_equal_to_the_cli(context, sit
     page.wait_for_selector(f"#run-detail[data-run='{run_a}']")
     page_headline = page.inner_text("#run-headline")
     page_latency = page.inner_text("#run-latency")
+    show_view(page, "compare")
     page.select_option("#compare-a", run_a)
     page.select_option("#compare-b", run_b)
     page.click("#compare")
@@ -105,6 +107,7 @@ def continue_with_answers(page, fake: FakeAnthropic, run_id: str) -> None:
     """Let the fake answer every case from now on, continue ``run_id`` and wait until it has every answer."""
     fake.stall.clear()
     fake.asked.clear()
+    show_view(page, "run")
     page.select_option("#continue-select", run_id)
     page.click("#continue-run")
     assert "has an answer for every case" in wait_run_end(page)
@@ -160,7 +163,7 @@ def test_import_marks_a_changed_prompt_stale_and_rejects_a_bad_file(context, sit
             entry["prompt_hash"] = "0" * 64
     (tmp_path / "changed.json").write_text(json.dumps(exported))
     page.set_input_files("#import-file", str(tmp_path / "changed.json"))
-    page.wait_for_selector("#import-message:has-text('Imported')")
+    page.wait_for_selector("#import-message:has-text('Imported')", state="attached")
     page.wait_for_selector("#runs tr[data-run='run-imported-1']")
     row = page.locator("#runs tr[data-run='run-imported-1'] td")
     assert row.nth(3).inner_text().startswith("19/19")
@@ -169,5 +172,5 @@ def test_import_marks_a_changed_prompt_stale_and_rejects_a_bad_file(context, sit
     before = len(entries(page))
     (tmp_path / "bad.json").write_text('{"format": 1, "entries": [{"type": "call"')
     page.set_input_files("#import-file", str(tmp_path / "bad.json"))
-    page.wait_for_selector("#import-message:has-text('Nothing was imported')")
+    page.wait_for_selector("#import-message:has-text('Nothing was imported')", state="attached")
     assert len(entries(page)) == before

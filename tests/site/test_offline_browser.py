@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 PAGES = {  # path -> text its main heading holds
     "": "K-d Tree Explorer",
     "explorer/": "How a k-d tree searches",
-    "ai-eval/": "Evaluating AI explanations",
+    "ai-eval/": "AI evaluation workbench",
     "decisions/": "Decision records",
     "decisions/DR-002/": "DR-002",
 }

@@ -66,12 +66,22 @@ def cli(*args) -> dict:
     return json.loads(done.stdout)
 
 
+def show_view(page, name: str) -> None:
+    """Open the workbench's view ``name`` from its navigation, as a visitor does."""
+    page.click(f".view-nav a[data-view='{name}']")
+    page.wait_for_selector(f"section.view[data-view='{name}']:not([hidden])")
+
+
 def export_json(page, tmp_path, run_id=""):
+    """Export from the Data view, then go back to the view the page showed."""
+    back = page.get_attribute("body", "data-view")
+    show_view(page, "data")
     page.select_option("#export-run", run_id)
     with page.expect_download() as download:
         page.click("#export-json")
     path = tmp_path / "export.json"
     download.value.save_as(path)
+    show_view(page, back)
     return path
 
 
@@ -79,6 +89,7 @@ def open_eval(context, site):
     page = context.new_page()
     page.goto(site.url + "ai-eval/")
     page.wait_for_selector("body[data-eval-ready='true']", timeout=90_000)
+    show_view(page, "run")
     page.select_option("#provider", "anthropic")
     page.fill("#model", "claude-test")
     page.fill("#api-key", KEY)
@@ -87,13 +98,15 @@ def open_eval(context, site):
 
 
 def start_run(page) -> str:
+    show_view(page, "run")
     page.click("#start-run")
     return wait_run_end(page)
 
 
 def wait_run_end(page, timeout=120_000) -> str:
-    page.wait_for_selector("#start-run:not([disabled])", timeout=timeout)
-    return page.inner_text("#run-status")
+    """The run's last status, once it has ended (a run that made answers opens the Results view)."""
+    page.wait_for_selector("#start-run:not([disabled])", state="attached", timeout=timeout)
+    return page.text_content("#run-status")
 
 
 def entries(page) -> list[dict]:
@@ -107,10 +120,11 @@ def calls(page, run_id=None) -> list[dict]:
 
 
 def runs_list_row(page, run_id: str) -> list[str]:
-    return page.locator(f"#runs tr[data-run='{run_id}'] td").all_inner_texts()
+    return page.locator(f"#runs tr[data-run='{run_id}'] td").all_text_contents()
 
 
 def show_detail(page, run_id: str) -> None:
+    show_view(page, "results")
     page.click(f"#runs tr[data-run='{run_id}'] button")
     page.wait_for_selector(f"#run-detail[data-run='{run_id}']")
 
@@ -118,15 +132,17 @@ def show_detail(page, run_id: str) -> None:
 def import_run(page, tmp_path, run_entries: list[dict], name: str, already: int = 0) -> None:
     path = tmp_path / f"{name}.json"
     path.write_text(export.export_json(run_entries))
+    show_view(page, "data")
     page.set_input_files("#import-file", str(path))
     added = len(run_entries) - already
-    page.wait_for_selector(f"#import-message:has-text('Imported {added} entries ({already} were already here)')")
+    page.wait_for_selector(f"#import-message:has-text('Imported {added} entries ({already} were already here)')",
+                           state="attached")
 
 
 def listed(page) -> dict[str, str]:
     """Run id -> its grounded count as the runs list shows it."""
     rows = page.locator("#runs tbody tr")
-    return {rows.nth(i).get_attribute("data-run"): rows.nth(i).locator("td").nth(3).inner_text()
+    return {rows.nth(i).get_attribute("data-run"): rows.nth(i).locator("td").nth(3).text_content()
             for i in range(rows.count())}
 
 
@@ -139,6 +155,7 @@ def reported(page, tmp_path) -> dict[str, str]:
 
 def rate_run(page, rater: str, run_id: str, says_no: dict[str, set[str]]) -> None:
     """Rate every answer of ``run_id`` with the keyboard; ``says_no`` maps a case to the questions answered no."""
+    show_view(page, "rate")
     page.fill("#rater-name", rater)
     page.select_option("#rate-run", run_id)
     page.click("#start-rating")
@@ -155,4 +172,4 @@ def rate_run(page, rater: str, run_id: str, says_no: dict[str, set[str]]) -> Non
         page.wait_for_function("(c) => document.querySelector('#rating-item').hidden || "
                                "document.querySelector('#rating-case').dataset.case !== c", arg=case_id)
     assert page.inner_text("#rating-status").startswith("You rated all 20 answers")
-    assert all(node.is_visible() for node in page.query_selector_all("section.graded-view"))
+    assert all(node.is_visible() for node in page.query_selector_all("#view-rate .graded-view, .view-nav .graded-view"))

@@ -33,7 +33,9 @@
   }
   // The worker takes its wheels from its name and starts at once, with no message to wait for (DR-002).
   const files = { pyapp: absolute(data.pyapp), wheels: JSON.parse(data.wheels || "[]").map(absolute) };
-  const worker = new Worker(url, { type: "module", name: JSON.stringify({ ...files, snapshot: hint }) });
+  // ?demo on the evaluation page: the worker reads the build's scripted log instead of the visitor's (DR-006).
+  const demo = data.demo && new URLSearchParams(location.search).has("demo") ? absolute(data.demo) : undefined;
+  const worker = new Worker(url, { type: "module", name: JSON.stringify({ ...files, snapshot: hint, demo }) });
   /** Make the snapshot in a worker of its own once the page is idle, and note the answer in the hint. */
   const makeSnapshot = () => {
     const maker = new Worker(url, { type: "module", name: JSON.stringify({ ...files, task: "snapshot" }) });

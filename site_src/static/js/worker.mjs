@@ -2,6 +2,7 @@
 // The build writes PYODIDE_FOLDER, Pyodide's folder named by its version (DR-002).
 import { loadPyodide, version as pyodideVersion } from "../../PYODIDE_FOLDER/pyodide.mjs";
 import * as auditStore from "./audit-store.mjs";
+import { demoStore } from "./demo-store.mjs";
 import * as snapshots from "./snapshot-store.mjs";
 
 performance.mark("worker-evaluated");
@@ -158,10 +159,12 @@ function keepBytes(key, name, bytes) {
   });
 }
 
-async function boot({ pyapp, wheels, snapshot }) {
+async function boot({ pyapp, wheels, snapshot, demo }) {
   const { started, from, key } = await startPython([...wheels, pyapp], snapshot);
   pyodide = started;
-  pyodide.registerJsModule("kdt_audit_store", auditStore);
+  // The demo's workspace keeps nothing: its log is the build's, read into memory, and no read of it is kept.
+  const keeps = !demo;
+  pyodide.registerJsModule("kdt_audit_store", demo ? demoStore(demo) : auditStore);
   pyodide.registerJsModule("kdt_worker", {
     emit: (json) => self.postMessage({ type: "event", event: JSON.parse(json) }),
     cancel_requested: () => cancelRequested,
@@ -175,11 +178,11 @@ async function boot({ pyapp, wheels, snapshot }) {
     mark: (name, detail) => void performance.mark(name, { detail }),
     // The worker's read of the audit log and the evaluation page's opening view, kept for this build
     // (DR-006): their bytes, or undefined (None).
-    kept_log: () => keptBytes(key, snapshots.AUDIT_LOG),
-    kept_view: () => keptBytes(key, snapshots.AUDIT_VIEW),
+    kept_log: async () => (keeps ? keptBytes(key, snapshots.AUDIT_LOG) : undefined),
+    kept_view: async () => (keeps ? keptBytes(key, snapshots.AUDIT_VIEW) : undefined),
     // Compressed and stored in the background; Python does not wait for it.
-    keep_log: (bytes) => keepBytes(key, snapshots.AUDIT_LOG, bytes),
-    keep_view: (bytes) => keepBytes(key, snapshots.AUDIT_VIEW, bytes),
+    keep_log: (bytes) => { if (keeps) keepBytes(key, snapshots.AUDIT_LOG, bytes); },
+    keep_view: (bytes) => { if (keeps) keepBytes(key, snapshots.AUDIT_VIEW, bytes); },
   });
   browser = pyodide.pyimport("pyapp.browser");
   if (from === "snapshot") browser.after_restore();

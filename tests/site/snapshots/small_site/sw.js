@@ -4,25 +4,25 @@
 "use strict";
 
 const FILES = {
- "ai-eval/index.html": "169c6c486883",
+ "ai-eval/index.html": "c057cae7c8e9",
  "app/small_site-0.1-py3-none-any.whl": "7429e83d59a0",
- "decisions/DR-001/index.html": "c669970e66ad",
- "decisions/DR-002/index.html": "eee46d2fc1ad",
+ "decisions/DR-001/index.html": "38faf114719b",
+ "decisions/DR-002/index.html": "22c9439d9329",
  "decisions/feed.xml": "cac584946cdd",
- "decisions/index.html": "09c9d473904d",
+ "decisions/index.html": "2075d8f74351",
  "decisions/src/DR-001-first.md": "f4ecfbb8f70b",
  "decisions/src/DR-002-second.md": "5f3e0cf1f76a",
- "experiments/index.html": "f71b7671a55e",
- "explorer/index.html": "6b3182170699",
- "index.html": "39e0273dc074",
+ "experiments/index.html": "8f9723274346",
+ "explorer/index.html": "1d1bcefee22b",
+ "index.html": "039313cc591c",
  "pyodide/0.0.1/pyodide-lock.json": "91cd3bc2321f",
  "pyodide/0.0.1/pyodide.asm.mjs": "56343b130bf7",
  "pyodide/0.0.1/pyodide.asm.wasm": "9022a4e37cb3",
  "pyodide/0.0.1/pyodide.mjs": "381569709b41",
- "static/css/site.css": "e00e47cad067",
- "static/js/start.js": "d4a56d7c2bb6"
+ "static/css/site.css": "c26407bcd88f",
+ "static/js/start.js": "f0d5bdc1d2f5"
 };
-const VERSION = "cd245806242f";
+const VERSION = "1aae8bfde5f4";
 const ROOT = new URL("./", self.location.href).href; // sw.js sits at the site's root
 // One cache per version and per site: two copies of the site on one host keep their own.
 const PREFIX = `kd-tree-explorer ${ROOT} `;
