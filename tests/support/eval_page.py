@@ -173,3 +173,5 @@ def rate_run(page, rater: str, run_id: str, says_no: dict[str, set[str]]) -> Non
                                "document.querySelector('#rating-case').dataset.case !== c", arg=case_id)
     assert page.inner_text("#rating-status").startswith("You rated all 20 answers")
     assert all(node.is_visible() for node in page.query_selector_all("#view-rate .graded-view, .view-nav .graded-view"))
+    shown = page.eval_on_selector_all("section.view", "ss => ss.filter((s) => s.checkVisibility()).map((s) => s.id)")
+    assert shown == ["view-rate"], "after rating, the Rate view alone is on screen"

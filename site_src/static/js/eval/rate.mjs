@@ -22,9 +22,10 @@ function showRubric(r) {
   $("rubric-rule").textContent = `The overall verdict: ${r.verdict_rule}.`;
 }
 
-// Blind: while a person rates, every grade and every other rating is hidden, the other views' links too.
+// Blind: while a person rates, every grade and every other rating is hidden, the other views' links too
+// (site.css hides .graded-view under body[data-blind]; which view shows is the shell's, and stays so).
 function setBlind(blind) {
-  for (const node of document.querySelectorAll(".graded-view")) node.hidden = blind;
+  document.body.toggleAttribute("data-blind", blind);
   $("start-rating").disabled = blind;
   $("stop-rating").disabled = !blind;
 }
