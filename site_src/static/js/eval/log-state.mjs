@@ -5,8 +5,14 @@ import { startPython } from "../python.mjs";
 
 export const python = startPython();
 export const log = { overview: { runs: [] }, grouped: { configurations: [], apart: [] } };
+const runsListeners = [];
 const listeners = [];
 const openers = [];
+
+/** Call `listener(log)` as soon as the runs are read, before the configurations (the runs list shows first). */
+export function onRuns(listener) {
+  runsListeners.push(listener);
+}
 
 /** Call `listener(log)` after every read of the log (the views fill their lists and selects). */
 export function onLog(listener) {
@@ -16,6 +22,7 @@ export function onLog(listener) {
 /** Read the runs and configurations again (after a run, an import, a rating or a judging) and tell every view. */
 export async function refresh() {
   log.overview = await python.call("eval_overview");
+  for (const listener of runsListeners) await listener(log);
   log.grouped = await python.call("configurations");
   for (const listener of listeners) await listener(log);
 }

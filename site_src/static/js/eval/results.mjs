@@ -1,7 +1,7 @@
 // The Results view: the matrix of cases against runs first, the open case beside it, then the runs and one
 // run's detail. While the log holds no run it shows the start panel instead. Every number is pyapp's.
 import { element, fillSelect, row, table } from "./dom.mjs";
-import { log, modelOf, onLog, python } from "./log-state.mjs";
+import { log, modelOf, onLog, onRuns, python } from "./log-state.mjs";
 import { drawLatencies, drawRates } from "./plots.mjs";
 import { closeCase, openCase, showCase } from "./case-pane.mjs";
 import { cellOf, showMatrix } from "./matrix.mjs";
@@ -95,7 +95,7 @@ async function showCaseInRun(runId, caseId) {
   found.focus();
 }
 
-onLog(async ({ overview, grouped }) => {
+onRuns(({ overview }) => {
   showStart(!overview.runs.length);
   const body = $("runs").tBodies[0];
   body.replaceChildren();
@@ -109,6 +109,9 @@ onLog(async ({ overview, grouped }) => {
   }
   $("runs-message").textContent = overview.message;
   drawRates($("rates-plot"), overview.runs, overview.rate_ticks, (run) => `${run.label} ${modelOf(run)}`);
+});
+
+onLog(async ({ overview, grouped }) => {
   fillSelect($("matrix-scope"), [["", "every run"],
     ...grouped.configurations.map((g) => [g.id, `${g.config_name} · ${g.k} runs`])]);
   await showMatrix(openCell);
