@@ -38,7 +38,7 @@ async function importFile() {
     message.textContent = `The runs could not be shown: ${error.message}`;
     return;
   }
-  if (result.added && log.overview.runs.length) await go("results", { fresh: true });
+  if (result.added && log.overview.runs.length) await go("results");
   message.textContent = `Imported ${result.added} entries (${result.skipped} were already here).`;
   message.dataset.state = "imported";
 }

@@ -68,7 +68,7 @@ function matrixSection(section, legend, open) {
 }
 
 /** Make `cell` its grid's one stop in the tab order, and focus it. */
-export function focusCell(cell) {
+function focusCell(cell) {
   markCell(cell);
   cell.focus();
   return cell;

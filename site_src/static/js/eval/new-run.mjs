@@ -68,7 +68,7 @@ async function runAndShow(runId, count) {
       $("runs-message").textContent = `The runs could not be shown: ${error.message}`;
     }
   }
-  if (made.length) await go("results", { fresh: true });
+  if (made.length) await go("results");
 }
 
 python.onEvent((event) => {

@@ -179,7 +179,7 @@ defineView("results", {
       $("case-view").hidden = true;
     }
   },
-  /** `{run, case}` opens that case (a comparison's moved cases); `{fresh: true}` follows an import or a run. */
+  /** `{run, case}` opens that case (a comparison's moved cases). */
   async enter(params) {
     if (params.run && params.case) await showCase(params.run, params.case);
   },

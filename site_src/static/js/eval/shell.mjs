@@ -26,9 +26,6 @@ export function defineView(name, handlers) {
   views.set(name, handlers);
 }
 
-/** The view on screen. */
-export const current = () => shown;
-
 /** The ids the address holds, those that look like ids (anything else is ignored). */
 export function addressed() {
   const params = new URLSearchParams(location.search);
