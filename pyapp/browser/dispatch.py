@@ -88,8 +88,9 @@ def operations() -> dict[str, Callable]:
     return OPS
 
 
-async def handle(name: str, args_json: str) -> str:
-    """Run operation ``name`` with keyword arguments from JSON.
+async def handle(name: str, args_json: str, file: object = None) -> str:
+    """Run operation ``name`` with keyword arguments from JSON, and ``file`` when the page sent a file's bytes
+    with the call (a ``Uint8Array``, given to the operation as ``bytes``: no text encoding on the way).
 
     Returns ``{"ok": true, "value": ...}`` or ``{"ok": false, "error": sentence}`` as JSON, so the
     page shows the sentence an operation raised, never a traceback or an exception's class name.
@@ -98,7 +99,10 @@ async def handle(name: str, args_json: str) -> str:
         found = operations().get(name)
         if found is None:
             raise ValueError(f"unknown operation {name!r}")
-        value = found(**json.loads(args_json))
+        args = json.loads(args_json)
+        if file is not None:
+            args["file"] = file.to_bytes()
+        value = found(**args)
         if inspect.isawaitable(value):
             value = await value
     except (ValueError, RuntimeError) as exc:  # what operations raise for a visitor to read

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pyapp.browser import log_cache
 from pyapp.browser.dispatch import op
-from pyapp.browser.log_cache import over_the_log, sets_for
+from pyapp.browser.log_cache import append_entries, over_the_log, sets_for
 from pyapp.browser.opening_view import opening
-from pyapp.browser.worker_io import ProgressLine, append_entries, cancelled, clock_ms, emit, sleep, transport
+from pyapp.browser.worker_io import ProgressLine, cancelled, clock_ms, emit, sleep, transport
 
 
 @op

@@ -7,6 +7,8 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from pyapp.browser.worker_io import start_append
+
 if TYPE_CHECKING:  # the domain modules are imported by the operations that use them
     from pyapp.evaluation.evalset import CaseSets
 
@@ -53,6 +55,24 @@ class LogCache:
         self._take(rows)
         self.records = answer["count"]
         return self
+
+    def took(self, texts: list[str], written: dict) -> None:
+        """Take the worker's own appended entries (their ``texts``) as read, without reading them back or
+        checking them again, when nothing else was stored since this read: the store then holds what it
+        held plus them (``written``, the store's answer to the append). Otherwise the next
+        :meth:`refresh` reads them as any others."""
+        seqs = written["seqs"]
+        if not (self.restored and seqs and written["count"] == self.records + len(seqs)
+                and self.records == len(self.entries) + self.corrupt and seqs[0] > self.last[0]):
+            return
+        # Parsed again, as a read would, so the kept entries hold plain JSON values (an entry built by
+        # pyapp may hold a str enum), but not checked again: pyapp built and checked them.
+        entries = [json.loads(text) for text in texts]
+        self.entries.extend(entries)
+        if self.index is not None:
+            self.index.add(entries)
+        self.last = [seqs[-1], texts[-1]]
+        self.records = written["count"]
 
     def _take(self, rows: list) -> None:
         from pyapp.auditlog.validation import validate_entry
@@ -152,6 +172,32 @@ def over_the_log(operation: Callable[..., Awaitable]) -> Callable[..., Awaitable
             return await operation(**args)
 
     return paused
+
+
+async def append_entries(entries: list[dict], while_stored: Callable[[], object] | None = None) -> None:
+    """Append entries built and checked by pyapp to the audit log, in one write, and keep them as read.
+
+    ``while_stored`` runs while the browser stores them (a thousand entries take it a few hundred ms):
+    work that must not count on the write, since the write may still fail.
+    """
+    from pyapp.evaluation.export import log_line
+
+    texts = [log_line(entry).rstrip("\n") for entry in entries]
+    written = start_append(texts)
+    try:
+        if while_stored is not None:
+            while_stored()
+    finally:  # the write is awaited whatever happened meanwhile
+        answer = await written
+    LOG.took(texts, answer)
+
+
+def grade_ahead(entries: list[dict]) -> None:
+    """Grade the answers of ``entries`` into the worker's grader, not into the log's runs: what the next
+    view of the runs grades is then known (an import does this while the browser stores the file)."""
+    from pyapp.evaluation.rebuild import RunIndex
+
+    RunIndex(grader(), validated=True).add(entries).rebuilt()
 
 
 async def read_entries() -> tuple[list[dict], int]:

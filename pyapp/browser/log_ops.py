@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from pyapp.browser.dispatch import op
-from pyapp.browser.log_cache import over_the_log, read_entries
-from pyapp.browser.worker_io import append_entries
+from pyapp.browser.log_cache import append_entries, grade_ahead, over_the_log, read_entries
 from pyapp.core.vocabulary import EntryType
 
 
@@ -35,26 +34,19 @@ async def export_audit(format: str, run_id: str | None = None, explorer: bool = 
 
 @op
 @over_the_log
-async def import_audit(data: str) -> dict:
-    """Import a JSON export whose bytes arrive base64-encoded, so Python decodes them as the command line does.
+async def import_audit(file: bytes) -> dict:
+    """Import a JSON export or a JSON-lines log from the file's bytes, which Python decodes as the command line does.
 
     Every entry is checked before anything is written, and the entries are written in one
     transaction: a refused file appends nothing. Every refusal says so, in the command line's words.
     """
-    import base64
-    import binascii
-
     from pyapp.evaluation.export import merge, parse_import
 
-    try:
-        raw = base64.b64decode(data, validate=True)
-    except binascii.Error:
-        raise ValueError("The file could not be read; nothing was imported.") from None
-    imported = parse_import(raw)
+    imported = parse_import(file)
     new = merge((await read_entries())[0], imported)
     if new:
         try:
-            await append_entries(new)
+            await append_entries(new, while_stored=lambda: grade_ahead(new))
         except RuntimeError as exc:
             raise RuntimeError(f"Nothing was imported. {exc}") from None
     return {"added": len(new), "skipped": len(imported) - len(new)}

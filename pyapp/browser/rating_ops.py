@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pyapp.browser import log_cache
 from pyapp.browser.dispatch import op
-from pyapp.browser.log_cache import over_the_log
-from pyapp.browser.worker_io import append_entries
+from pyapp.browser.log_cache import append_entries, over_the_log
 
 
 @op

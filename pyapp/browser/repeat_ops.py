@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pyapp.browser import log_cache
 from pyapp.browser.dispatch import op
-from pyapp.browser.log_cache import over_the_log, read_entries, sets_for
+from pyapp.browser.log_cache import append_entries, over_the_log, read_entries, sets_for
 from pyapp.browser.opening_view import opening
-from pyapp.browser.worker_io import append_entries
 
 
 @op

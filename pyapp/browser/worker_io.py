@@ -1,5 +1,6 @@
 """What the worker gives Python (DR-002, DR-005): ``fetch`` for the audited client, a clock, sleeps and
-the cancel button, events for the page, and appends to the IndexedDB audit log.
+the cancel button, events for the page, and appends to the IndexedDB audit log (which
+``pyapp.browser.log_cache.append_entries`` makes).
 
 The browser's modules (``js``, ``pyodide``, the worker's ``kdt_worker`` and ``kdt_audit_store``) are
 imported inside functions, so this module imports on CPython too.
@@ -8,6 +9,7 @@ imported inside functions, so this module imports on CPython too.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable
 
 
 async def transport(request):
@@ -106,15 +108,22 @@ def emit(event: dict) -> None:
     post(json.dumps(event))
 
 
-async def append_entries(entries: list[dict]) -> None:
-    """Append to the IndexedDB audit log; a failed write is an error the visitor sees."""
+def start_append(texts: list[str]) -> Awaitable[dict]:
+    """Hand entries' JSON texts to the IndexedDB audit log, which stores them in one transaction while
+    Python goes on; await the result for the store's answer, ``{"seqs": [...], "count": records held
+    after}``. A failed write is an error the visitor sees."""
     from kdt_audit_store import append
 
-    try:
-        await append(json.dumps(entries))
-    except Exception as exc:
-        reason = str(exc).removeprefix("Error: ")
-        raise RuntimeError(
-            f"The audit log could not be written ({reason}); browser storage may be full or blocked. "
-            "Nothing was shown, so nothing unrecorded was used."
-        ) from None
+    promise = append(json.dumps(texts))  # the write is under way (audit-store.mjs)
+
+    async def written() -> dict:
+        try:
+            return json.loads(await promise)
+        except Exception as exc:
+            reason = str(exc).removeprefix("Error: ")
+            raise RuntimeError(
+                f"The audit log could not be written ({reason}); browser storage may be full or blocked. "
+                "Nothing was shown, so nothing unrecorded was used."
+            ) from None
+
+    return written()

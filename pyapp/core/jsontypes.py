@@ -114,6 +114,14 @@ def _holds_hostile(obj: Any) -> bool:
         elif value is not None and kind is not bool:
             return True
     try:
-        return _SURROGATE_RE.search("".join(strings)) is not None
+        joined = "".join(strings)
     except TypeError:
         return True
+    if joined.isascii():
+        return False
+    # A lone surrogate is the one thing UTF-8 cannot encode; the encoder finds it far sooner than a search.
+    try:
+        joined.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False

@@ -7,15 +7,17 @@ thousand nested brackets exhausts the JavaScript stack and kills the worker
 rather than raising ``RecursionError``.
 
 Parsing is on the path of every stored entry and every graded answer (DR-006), so
-the hooks cost little: integers go through Python's own parser unless the text
-holds a run of digits long enough to need the bound, and repeated keys are
-looked for only in an object whose dict came out shorter than its pairs.
+the hooks cost little: integers go through Python's own parser, whose own limit
+refuses a longer number as it parses (the text is then parsed again with the
+bound, to say so in words), and repeated keys are looked for only in an object
+whose dict came out shorter than its pairs.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 from itertools import accumulate
 
 MAX_DEPTH = 200
@@ -24,7 +26,6 @@ MAX_INT_DIGITS = 4_300
 _ESCAPES = re.compile(r"\\\\|\\\"")
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
-_LONG_DIGITS = re.compile(rf"\d{{{MAX_INT_DIGITS + 1}}}")
 
 
 def nesting_exceeds(text: str, limit: int) -> bool:
@@ -81,5 +82,11 @@ def loads(text: str, max_depth: int = MAX_DEPTH) -> object:
     if not isinstance(text, str) or text.startswith("\ufeff"):  # what json.loads says about those
         return json.loads(text, parse_constant=_reject_constant, parse_int=_bounded_int,
                           object_pairs_hook=_unique_keys)
-    # No run of digits longer than the bound: no integer in the text can need _bounded_int.
-    return (_BOUNDED_DECODER if _LONG_DIGITS.search(text) else _DECODER).decode(text)
+    if not 0 < sys.get_int_max_str_digits() <= MAX_INT_DIGITS:  # Python's limit lifted: bound every integer
+        return _BOUNDED_DECODER.decode(text)
+    try:
+        return _DECODER.decode(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # Python's limit on a number, or a hook's refusal: the bounded parse says which, in words
+        return _BOUNDED_DECODER.decode(text)

@@ -8,7 +8,6 @@ answers must equal what a worker that reads the whole log answers.
 
 from __future__ import annotations
 
-import base64
 import json
 
 import pytest
@@ -65,7 +64,7 @@ def fill(worker) -> None:
            settings=SETTINGS.to_dict())
     handle("add_own_case", search=EXPLORER_SEARCH)
     imported = full_run("run-d", start=400.0, settings=OTHER)
-    handle("import_audit", data=base64.b64encode(export_json(imported).encode()).decode())
+    handle("import_audit", file=export_json(imported).encode())
 
 
 def full_read(worker, monkeypatch) -> dict:

@@ -59,6 +59,20 @@ def test_a_long_digit_run_inside_a_text_is_read_and_inside_a_number_refused():
     assert strict_json.loads(json.dumps({"a": "7" * 5000})) == {"a": "7" * 5000}
     refused = ("refused", "a number has too many digits to read")
     assert outcome(strict_json.loads, '{"a": ' + "7" * 5000 + "}") == refused
+    assert outcome(strict_json.loads, '{"a": 1, "a": ' + "7" * 5000 + "}") == outcome(
+        reference_loads, '{"a": 1, "a": ' + "7" * 5000 + "}")
+
+
+def test_a_long_number_is_refused_in_words_where_pythons_own_limit_is_lifted():
+    import sys
+
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        assert outcome(strict_json.loads, '[' + "7" * 5000 + "]") == ("refused", "a number has too many digits to read")
+        assert strict_json.loads("[" + "7" * 4300 + "]") == [int("7" * 4300)]
+    finally:
+        sys.set_int_max_str_digits(limit)
 
 
 @settings(max_examples=150, deadline=None)

@@ -46,10 +46,13 @@ class WorkerStandIn:
         self.locks.add(name)
         return lambda: self.locks.discard(name)
 
-    async def append(self, entries_json: str) -> None:
+    async def append(self, texts_json: str) -> str:
+        """As ``append`` in audit-store.mjs: the texts stored as they are, and their sequence numbers."""
         if self.store_error is not None:
             raise self.store_error
-        self.stored.extend(json.dumps(entry) for entry in json.loads(entries_json))
+        first = len(self.stored) + 1
+        self.stored.extend(json.loads(texts_json))
+        return json.dumps({"seqs": list(range(first, len(self.stored) + 1)), "count": len(self.stored)})
 
     async def read_from(self, seq: int) -> str:
         """As ``readFrom`` in audit-store.mjs; record ``n`` (from 1) is ``stored[n - 1]``."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import types
 
 from live_call import run_async
 from pyapp import browser
@@ -39,9 +40,11 @@ def fresh_views(monkeypatch, run_ids: list[str]) -> dict:
     return views(run_ids)
 
 
-def handle(name: str, **args) -> dict:
-    """Operation ``name`` as the worker calls it: its answer, then ``after_answer``."""
-    answer = json.loads(run_async(browser.handle(name, json.dumps(args))))
+def handle(name: str, file: bytes | None = None, **args) -> dict:
+    """Operation ``name`` as the worker calls it: its answer, then ``after_answer``. ``file``: the bytes the
+    page sends with the call, as the worker hands them over (a Uint8Array, with ``to_bytes``)."""
+    sent = None if file is None else types.SimpleNamespace(to_bytes=lambda: file)
+    answer = json.loads(run_async(browser.handle(name, json.dumps(args), sent)))
     browser.after_answer()
     assert answer["ok"], answer
     return answer["value"]

@@ -5,6 +5,7 @@
 const DB_NAME = "kd-tree-explorer";
 const STORE = "audit";
 let opening = null;
+let opened = null; // the database once open
 
 function database() {
   opening ??= new Promise((resolve, reject) => {
@@ -12,7 +13,7 @@ function database() {
     request.onupgradeneeded = () => {
       request.result.createObjectStore(STORE, { keyPath: "seq", autoIncrement: true });
     };
-    request.onsuccess = () => resolve(request.result);
+    request.onsuccess = () => resolve((opened = request.result));
     request.onerror = () => reject(plain(request.error));
   });
   return opening;
@@ -33,13 +34,25 @@ function finished(transaction) {
   });
 }
 
-/** Append entries (a JSON array of objects) in one transaction; never overwrite. */
-export async function append(entriesJson) {
-  const db = await database();
+/**
+ * Append entries (a JSON array of each entry's JSON text, stored as it is) in one transaction; never
+ * overwrite. Answers JSON {"seqs": [the sequence number of each], "count": records held after}, so
+ * the worker can take its own entries as read (DR-006). Once the database is open, the entries are
+ * handed to the browser before this returns, so it stores them while Python goes on until it awaits.
+ * Never throws: a failed write is a rejected promise.
+ */
+export function append(textsJson) {
+  const texts = JSON.parse(textsJson);
+  return opened ? appendTo(opened, texts) : database().then((db) => appendTo(db, texts));
+}
+
+async function appendTo(db, texts) {
   const transaction = db.transaction(STORE, "readwrite");
   const store = transaction.objectStore(STORE);
-  for (const entry of JSON.parse(entriesJson)) store.add({ json: JSON.stringify(entry) });
+  const added = texts.map((json) => store.add({ json }));
+  const count = store.count();
   await finished(transaction);
+  return JSON.stringify({ seqs: added.map((request) => request.result), count: count.result });
 }
 
 /**

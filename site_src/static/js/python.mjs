@@ -113,9 +113,10 @@ export function startPython() {
     ready,
     /**
      * Call the pyapp operation `op` with JSON-able `args`; resolves with its JSON-able value.
-     * A `cancellable` call is the one that `cancel()` stops.
+     * A `cancellable` call is the one that `cancel()` stops. A `file` (an ArrayBuffer, an imported file's
+     * bytes) is moved to the worker as it is, not copied or encoded, and reaches the operation as `file`.
      */
-    call(op, args = {}, { cancellable = false } = {}) {
+    call(op, args = {}, { cancellable = false, file = null } = {}) {
       const id = nextId++;
       return new Promise((resolve, reject) => {
         if (stopped) {
@@ -125,7 +126,8 @@ export function startPython() {
         pending.set(id, { resolve, reject });
         // A call made while Python starts (the explorer's map is drawn before) waits for it; if Python
         // never starts, stop() has rejected the call already.
-        ready.then(() => worker.postMessage({ type: "call", id, op, args, cancellable }), () => {});
+        ready.then(() => worker.postMessage({ type: "call", id, op, args, cancellable, file }, file ? [file] : []),
+          () => {});
       });
     },
     /** Ask the running cancellable operation to stop. */

@@ -227,7 +227,8 @@ self.addEventListener("message", async (event) => {
     // pyapp answers {ok, value} or {ok: false, error: a sentence}; only a fault of the runtime lands in catch.
     let answer;
     try {
-      answer = JSON.parse(await browser.handle(message.op, JSON.stringify(message.args)));
+      const file = message.file ? new Uint8Array(message.file) : undefined; // undefined is None in Python
+      answer = JSON.parse(await browser.handle(message.op, JSON.stringify(message.args), file));
     } catch (error) {
       answer = { ok: false, error: `Internal error: ${String(error.message || error).trim().split("\n").pop()}` };
     }

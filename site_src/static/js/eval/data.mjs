@@ -7,13 +7,6 @@ import { defineView, go } from "./shell.mjs";
 
 const $ = (id) => document.getElementById(id);
 
-function base64(buffer) {
-  const bytes = new Uint8Array(buffer);
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
 async function importFile() {
   const file = $("import-file").files[0];
   if (!file) return;
@@ -23,7 +16,7 @@ async function importFile() {
   let result;
   try {
     // The file's bytes, not file.text(): Python decodes them strictly, as the command line does.
-    result = await python.call("import_audit", { data: base64(await file.arrayBuffer()) });
+    result = await python.call("import_audit", {}, { file: await file.arrayBuffer() });
   } catch (error) {
     message.textContent = error.message;  // pyapp's sentence says that nothing was imported
     message.dataset.state = "refused";
