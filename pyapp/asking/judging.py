@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 from pyapp.asking.runner import MAX_FAILURES_IN_A_ROW
 from pyapp.auditlog.entries import Clock, judgement_entry, stamp, utc_now
+from pyapp.core.formatting import counted
 from pyapp.core.vocabulary import Outcome
 from pyapp.evaluation.evalset import Case, case_search
 from pyapp.evaluation.runs import Run
@@ -101,7 +102,8 @@ async def judge_answers(
     now: Clock = utc_now,
 ) -> dict:
     """Ask the judge about every item in order (module doc); returns the judging's id, how many calls gave a
-    verdict, how many failed, why it stopped (None if it did not) and the sentence to show."""
+    verdict, how many failed, why it stopped (None if it did not), the error class of the call it stopped on
+    (``stop_error``) and the sentence to show."""
     verdicts = failures = in_a_row = 0
     stopped = None
     for index, item in enumerate(items):
@@ -140,12 +142,13 @@ async def judge_answers(
         if stopped is not None:
             break
     return {"judging_id": judging_id, "verdicts": verdicts, "failures": failures, "stopped": stopped,
+            "stop_error": None if stopped is None else (Outcome.CANCELLED if stopped == Outcome.CANCELLED
+                                                        else outcome.error),
             "message": _message(judging_id, stopped, verdicts, failures, len(items))}
 
 
 def _message(judging_id: str, stopped: str | None, verdicts: int, failures: int, total: int) -> str:
-    done = (f"{verdicts} verdict{'s' if verdicts != 1 else ''} and {failures} judge "
-            f"failure{'s' if failures != 1 else ''}")
+    done = f"{counted(verdicts, 'verdict')} and {counted(failures, 'judge failure')}"
     if stopped == Outcome.CANCELLED:
         return f"Judging {judging_id} was cancelled after {verdicts + failures} of {total} answers: {done}."
     if stopped is not None:

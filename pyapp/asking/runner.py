@@ -69,7 +69,8 @@ async def run_eval(
     :data:`MAX_FAILURES_IN_A_ROW` infrastructure failures in a row (calls in flight then end and are logged;
     no new one starts). ``concurrency`` calls are in flight at most (the page asks one at a time, DR-006);
     each entry is appended whole as its call ends, so the log holds them in the order they ended. Returns the run id,
-    why it stopped (``None`` if it did not) and ``message``, the sentence the page shows.
+    why it stopped (``None`` if it did not), the error class of the call it stopped on (``stop_error``) and of
+    the last call that got no answer (``last_failure``), and ``message``, the sentence the page shows.
     """
     if fresh:
         todo = list(sets.cases(set_version))
@@ -97,7 +98,7 @@ async def run_eval(
     async def ask_one(index: int, the_case: Case) -> None:
         case_id = the_case.case_id
         if cancelled():
-            state.stopped = Outcome.CANCELLED
+            state.stopped = state.stop_error = Outcome.CANCELLED
             await append([cancel_entry(*stamp(now), run_id, case_id)])
             return
         label = f"Asking {case_id} ({index + 1} of {len(todo)})"
@@ -116,17 +117,24 @@ async def run_eval(
               "outcome": entry["outcome"], "message": entry["message"]})
         if entry["outcome"] == Outcome.CANCELLED:
             state.stopped = state.stopped or Outcome.CANCELLED
+            state.stop_error = state.stop_error or Outcome.CANCELLED
             await append([cancel_entry(*stamp(now), run_id, case_id, entry["id"])])
             return
         state.answered(entry, explained.outcome.stops_run)
 
     tasks = [asyncio.ensure_future(ask(index, the_case)) for index, the_case in enumerate(todo)]
     try:
-        await asyncio.gather(*tasks)
+        # An append that failed ends the run: no waiting case starts, but the calls in flight end and are
+        # appended (or kept whole by the append's own failure), so no answer already given is lost.
+        ended = await asyncio.gather(*tasks, return_exceptions=True)
     finally:
-        for task in tasks:  # an append that failed ends the run: nothing more is asked
+        for task in tasks:  # cancelled from outside (Ctrl-C): nothing more is asked
             task.cancel()
-    return {"run_id": run_id, "stopped": state.stopped,
+    failed = next((e for e in ended if isinstance(e, BaseException)), None)
+    if failed is not None:
+        raise failed
+    return {"run_id": run_id, "stopped": state.stopped, "stop_error": state.stop_error,
+            "last_failure": state.last_failure,
             "message": run_message(run_id, state.stopped, asked=state.asked, unanswered=state.unanswered,
                                    total=len(todo))}
 
@@ -136,6 +144,8 @@ class _RunState:
 
     def __init__(self) -> None:
         self.stopped: str | None = None
+        self.stop_error: str | None = None  # the error class of the call the run stopped on
+        self.last_failure: str | None = None  # the error class of the last call that got no answer
         self.broken = False  # a call raised (its entry could not be stored): nothing more is asked
         self.asked = self.unanswered = self.failures_in_a_row = 0
 
@@ -144,8 +154,12 @@ class _RunState:
         failed = entry["outcome"] == Outcome.INFRA_FAILURE
         self.unanswered += failed
         self.failures_in_a_row = self.failures_in_a_row + 1 if failed else 0
+        if failed:
+            self.last_failure = entry["error"]
         if self.stopped is not None:
             return
+        if stops_run or self.failures_in_a_row >= MAX_FAILURES_IN_A_ROW:
+            self.stop_error = entry["error"]
         if stops_run:
             self.stopped = entry["message"]
         elif self.failures_in_a_row >= MAX_FAILURES_IN_A_ROW:

@@ -18,7 +18,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from pyapp.core.formatting import fmt_points
+from pyapp.core.formatting import counted, fmt_points
 
 NO_NEW_FAIL = "no-new-fail"
 DIFFERENCE_BELOW = "difference-below"
@@ -64,7 +64,7 @@ def rule_verdict(rule: Rule, figures: dict) -> dict:
         if worse:
             how = ("went from grounded to not grounded" if figures["method"] == "newcombe"
                    else "had a lower grounded share")
-            return _verdict(rule, True, f"{len(worse)} case{'s' if len(worse) > 1 else ''} {how} "
+            return _verdict(rule, True, f"{counted(len(worse), 'case')} {how} "
                                         f"({', '.join(worse)})")
         return _verdict(rule, False, "no case went from grounded to not grounded")
     limit = rule.points

@@ -33,8 +33,20 @@ async def transport(request):
         if "timed out" in str(exc).lower() or clock_ms() - sent >= limit_s * 1000:
             raise TimedOut(f"no answer within {limit_s:g} s") from None
         reason = "the request failed (a network error, or the server refused the browser's request)"
-        raise NetworkError(reason) from None
+        raise NetworkError(reason, hint=_page_hint(request)) from None
     return HttpResponse(response.status, dict(response.headers), body)
+
+
+def _page_hint(request) -> str:
+    """Why a page may not reach a server: the site's security policy, or the server's CORS answer (DR-002)."""
+    from pyapp.providers.settings import OPENAI_COMPATIBLE, is_loopback_url
+
+    if request.provider != OPENAI_COMPATIBLE:
+        return ""
+    if not is_loopback_url(request.url):
+        return (" This site's security policy lets the page reach only Anthropic, OpenAI and servers on this "
+                "computer (127.0.0.1, localhost, [::1]), so the browser blocks a server elsewhere.")
+    return " Is the server running, and does it allow requests from this page (CORS)?"
 
 
 class ProgressLine:

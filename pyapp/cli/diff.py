@@ -6,8 +6,9 @@ import argparse
 import json
 
 from pyapp.auditlog.rules import DIFFERENCE_BELOW, LOWER_BOUND_BELOW, NO_NEW_FAIL, parse_rule
+from pyapp.cli.baseline import read_baseline
+from pyapp.cli.exit_status import OK, REJECTED
 from pyapp.cli.inputs import UsageError, read_runs, runs_named
-from pyapp.evaluation.baseline import MAX_BASELINE_CHARS, REJECTED_STATUS, parse_baseline
 from pyapp.presentation.baseline_diff import diff_report, format_diff_report
 
 
@@ -22,7 +23,8 @@ def add(sub: argparse._SubParsersAction) -> None:
                         f"{DIFFERENCE_BELOW}:D (the difference is below +D points), {LOWER_BOUND_BELOW}:D (the "
                         f"95%% interval's lower bound is below +D points); repeatable; default {NO_NEW_FAIL}")
     p.add_argument("--accept-edited", action="store_true",
-                   help="go on with a baseline edited after it was written (the report names the cases edited)")
+                   help="go on with a baseline edited after it was written, or one of an older format whose "
+                        "edits cannot be seen (the report names what was edited)")
     p.add_argument("--json", action="store_true", help="print the diff as JSON")
     p.set_defaults(run=run, parser=p)
 
@@ -32,12 +34,7 @@ def run(args: argparse.Namespace) -> int:
         rules = [parse_rule(text) for text in args.rules or [NO_NEW_FAIL]]
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    try:
-        with open(args.baseline, "rb") as handle:
-            data = handle.read(MAX_BASELINE_CHARS + 1)
-    except OSError as exc:
-        raise ValueError(f"cannot read {args.baseline}: {exc.strerror}") from None
-    baseline = parse_baseline(data)
+    baseline = read_baseline(args.baseline)
     report = diff_report(baseline, runs_named(read_runs(args.export), args.run_ids), rules, args.accept_edited)
     print(json.dumps(report) if args.json else format_diff_report(report))
-    return REJECTED_STATUS if report["rejected"] else 0
+    return REJECTED if report["rejected"] else OK

@@ -8,6 +8,8 @@ import os
 from collections.abc import Sequence
 
 from pyapp.auditlog.format import OWN_SET_PREFIX
+from pyapp.cli.exit_status import LocalIOError
+from pyapp.core.formatting import fmt_count
 from pyapp.evaluation.evalset import (
     EVAL_SET_VERSION,
     FIXED_SETS,
@@ -16,6 +18,7 @@ from pyapp.evaluation.evalset import (
     is_own_set,
 )
 from pyapp.evaluation.export import parse_import
+from pyapp.evaluation.log_end import unfinished_end
 from pyapp.evaluation.own_cases import OWN, own_cases_of
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.evaluation.runs import Rebuilt, Run
@@ -80,7 +83,7 @@ def resolve_set(args: argparse.Namespace) -> tuple[str, CaseSets]:
 
 
 def check_writable(path: str) -> None:
-    """``ValueError`` in words unless ``path`` can be written, found before anything is asked or computed.
+    """``LocalIOError`` in words unless ``path`` can be written, found before anything is asked or computed.
 
     The file is opened for appending, which changes nothing in it; a file that was not there is removed again.
     """
@@ -89,7 +92,7 @@ def check_writable(path: str) -> None:
         with open(path, "a", encoding="utf-8"):
             pass
     except OSError as exc:
-        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise LocalIOError(f"cannot write {path}: {exc.strerror or exc}") from None
     if not existed:
         os.remove(path)
 
@@ -101,7 +104,29 @@ def read_entries(path: str) -> list[dict]:
             data = handle.read()
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    check_log_end(path, data)
     return parse_import(data)
+
+
+def check_log_end(path: str, data: bytes, *, appending: bool = False) -> None:
+    """``ValueError`` naming the line and byte where a write left the log ``path`` (its bytes ``data``) unfinished,
+    with the command that repairs it (:func:`pyapp.evaluation.log_end.unfinished_end`); nothing for a log that
+    ends whole, or for a file that is not a log. With ``appending``, a whole last entry that lacks its line
+    break is refused too: an entry appended after it would join it. A bad line before a cut one is said
+    first (the reader's own ``ImportFileError``), since a repair would not mend it."""
+    end = unfinished_end(data)
+    if end is None or not (end.cut or appending):
+        return
+    where = f"line {fmt_count(end.line)}, from byte {fmt_count(end.start)}"
+    if not end.cut:
+        raise ValueError(f"{path} does not end with a line break: its last line ({where}) is a whole entry, but an "
+                         f"entry appended now would join it. Add the line break with: python -m pyapp repair {path}")
+    before = data[:end.start]
+    if before.strip():
+        parse_import(before)
+    raise ValueError(f"{path} ends in a line cut off mid-write ({where})"
+                     + ("; every line before it is whole" if before.strip() else "")
+                     + f". Move the cut line to a file beside the log with: python -m pyapp repair {path}")
 
 
 def read_runs(path: str) -> Rebuilt:

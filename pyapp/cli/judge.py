@@ -21,6 +21,7 @@ from pyapp.asking.judging import (
     new_judging_id,
     prompt_characters,
 )
+from pyapp.cli import exit_status
 from pyapp.cli.inputs import UsageError, add_key_and_prices, run_ids_named
 from pyapp.cli.run import api_key_from, temperature
 from pyapp.evaluation.cost import judging_size, judging_usage
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     items = answers_to_judge(runs, run_ids_named(runs, args.runs) if args.runs else None)
     if not items:
         print("No counted answer to judge: the log holds no run with an answer that was graded.")
-        return 0
+        return exit_status.OK
     log.key = api_key
     size = judging_size(len(items) * args.repeat, prompt_characters(items) * args.repeat, VERDICT_SCHEMA,
                         settings.max_tokens, args.price_in, args.price_out)
@@ -92,12 +93,12 @@ def run(args: argparse.Namespace) -> int:
                 break
     except KeyboardInterrupt:
         print(f"interrupted: {args.log} keeps every judge call that ended", file=sys.stderr)
-        return 130
+        return exit_status.INTERRUPTED
     finally:
         usage = judging_usage(log.entries, sorted({e["judging_id"] for e in judged}), args.price_in, args.price_out)
         print(f"after: {usage['display']}")
     if result["stopped"] is not None:
-        return 1
+        return exit_status.of_provider_error(result["stop_error"])
     print(f"The judge's agreement with the people and the checks: python -m pyapp agreement {args.log}")
-    return 0
+    return exit_status.OK
 

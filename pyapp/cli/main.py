@@ -12,12 +12,26 @@ import sys
 from collections.abc import Sequence
 from contextlib import nullcontext
 
-from pyapp.cli import agreement, baseline, compare, diff, evalset, experiment, judge, prompt, report, run, trace
+from pyapp.cli import (
+    agreement,
+    baseline,
+    compare,
+    diff,
+    evalset,
+    exit_status,
+    experiment,
+    judge,
+    prompt,
+    repair,
+    report,
+    run,
+    trace,
+)
 from pyapp.cli.inputs import UsageError
 from pyapp.core.collector import gc_paused
 
 # In the order ``--help`` lists them.
-COMMANDS = (trace, evalset, prompt, report, compare, agreement, experiment, baseline, diff, run, judge)
+COMMANDS = (trace, evalset, prompt, report, compare, agreement, experiment, baseline, diff, run, repair, judge)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,12 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# The status a shell reports for a process ended by SIGPIPE (128 + 13).
-BROKEN_PIPE_STATUS = 141
-
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv`` (default: sys.argv[1:]), run the subcommand, return its exit status.
+    """Parse ``argv`` (default: sys.argv[1:]), run the subcommand, return its exit status (``exit_status``).
 
     A reader that stops early (``| head``) ends the command quietly with status 141,
     as Python's documentation advises in its note on SIGPIPE.
@@ -52,10 +63,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Point stdout at devnull so the interpreter's final flush does not fail again.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return BROKEN_PIPE_STATUS
+        return exit_status.BROKEN_PIPE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return exit_status.INTERRUPTED
     except UsageError as exc:
-        args.parser.error(str(exc))  # exits with status 2
+        args.parser.error(str(exc))  # exits with status 2, exit_status.USAGE
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
-    return 1
+        return exit_status.LOCAL_IO if isinstance(exc, exit_status.LocalIOError) else exit_status.BAD_INPUT
+    return exit_status.BAD_INPUT

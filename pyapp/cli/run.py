@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
+from collections.abc import Sequence
 
+from pyapp.cli import exit_status
 from pyapp.cli.inputs import UsageError, add_key_and_prices, names_own_set, own_set_in, run_ids_named, set_help
+from pyapp.core.formatting import counted
 from pyapp.evaluation.cost import actual_usage, run_size
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, CaseSets
 from pyapp.evaluation.own_cases import own_cases_of
@@ -73,13 +77,15 @@ def run(args: argparse.Namespace) -> int:
 
     if not 1 <= args.concurrency <= MAX_CONCURRENCY:
         raise UsageError(f"--concurrency must be from 1 to {MAX_CONCURRENCY}")
+    if getattr(args, "runs", 1) < 1:
+        raise UsageError("--runs must be at least 1")
     if args.recover is not None:
         if args.continue_run is not None or _given(args):
             raise UsageError("--recover only adds entries to the log; it takes no settings and asks nothing")
         added, known = LogFile(args.log).recover(args.recover)
-        print(f"added {added} {'entry' if added == 1 else 'entries'} to {args.log}"
-              + (f"; {known} were there already" if known else ""))
-        return 0
+        print(f"added {counted(added, 'entry', 'entries')} to {args.log}"
+              + (f"; {counted(known, 'was', 'were')} there already" if known else ""))
+        return exit_status.OK
     cases = None
     if args.continue_run is not None:
         if _given(args):
@@ -93,9 +99,12 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("a new run needs --provider and --model (or --continue RUN_ID)")
         if (args.provider == OPENAI_COMPATIBLE) != (args.base_url is not None):
             raise UsageError("--base-url is needed with --provider openai-compatible, and only with it")
-        if not names_own_set(args.set_version):
-            FIXED_SETS.check(args.set_version)
-        settings = Settings(args.provider, args.model, args.max_tokens, args.temperature, args.base_url)
+        try:
+            if not names_own_set(args.set_version):
+                FIXED_SETS.check(args.set_version)
+            settings = Settings(args.provider, args.model, args.max_tokens, args.temperature, args.base_url)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         api_key_from(args.key_env, settings.provider)  # a missing key is said before the log is read
     log = LogFile(args.log)  # read whole, and checked that it can be written, before anything is asked
     if settings is None:
@@ -109,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         cases = [run_.case_result(case_id).case for case_id in cases_to_ask(run_)]
         if not cases:
             print(f"Run {run_.run_id} has an answer for every case; nothing to ask.")
-            return 0
+            return exit_status.OK
     elif names_own_set(args.set_version):
         (set_version, sets), runs = own_set_in(args.set_version, log.entries, args.log), args.runs
     else:
@@ -120,10 +129,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def api_key_from(key_env: str | None, provider: str) -> str | None:
+    """The API key from the environment; a missing one is a usage error (exit 2), said before anything is read."""
     name = key_env or KEY_VARIABLES.get(provider)
     api_key = os.environ.get(name) if name else None
     if name and not api_key and (key_env or provider != OPENAI_COMPATIBLE):
-        raise ValueError(f"set the API key in the environment variable {name} (it is never an argument)")
+        raise UsageError(f"set the API key in the environment variable {name} (it is never an argument)")
     return api_key
 
 
@@ -131,24 +141,64 @@ def _ask(args: argparse.Namespace, settings: Settings, log, runs: int, set_versi
          size: dict) -> int:
     import asyncio
 
-    from pyapp.cli.terminal import run_set
+    from pyapp.cli.terminal import LogNotWritten, run_set
 
     print(f"before: {size['display']}", flush=True)
+    started: list[str] = []
+    logged = len(log.entries)  # what this call adds comes after
     try:
         results = asyncio.run(run_set(settings, log.key, log, runs,
                                       lambda text: print(text, file=sys.stderr, flush=True),
                                       set_version=set_version, sets=sets, continue_run=args.continue_run,
-                                      concurrency=args.concurrency))
+                                      concurrency=args.concurrency, started=started.append))
     except KeyboardInterrupt:
-        print(f"interrupted: {args.log} keeps every call that ended", file=sys.stderr)
-        return 130
-    usage = actual_usage(log.entries, [r["run_id"] for r in results], args.price_in, args.price_out)
+        print(f"interrupted: {args.log} keeps every call that ended.", file=sys.stderr)
+        _how_to_go_on(args, settings, set_version, started, runs, stopped=True, out=sys.stderr)
+        return exit_status.INTERRUPTED
+    except LogNotWritten as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        print("Once there is room, add what standard error kept, then ask the rest:", file=sys.stderr)
+        _how_to_go_on(args, settings, set_version, started, runs, stopped=True, out=sys.stderr)
+        return exit_status.LOCAL_IO
     for result in results:
         if result["stopped"] is None:
             print(result["message"])
-    print(f"after: {usage['display']}")
+    print(f"after: {_usage_line(args, log, [r['run_id'] for r in results], logged)}")
     stopped = [r for r in results if r["stopped"] is not None]
     for result in stopped:  # last, so the reason a run stopped is the last thing said
-        print(f"{result['message']} From here: python -m pyapp run --continue {result['run_id']} --log {args.log}"
-              + (f" --key-env {args.key_env}" if args.key_env else ""))
-    return 1 if stopped else 0
+        print(result["message"])
+    _how_to_go_on(args, settings, set_version, started, runs, stopped=bool(stopped),
+                  unanswered=[r["run_id"] for r in results if r["stopped"] is None and r["last_failure"]])
+    if stopped:
+        return exit_status.of_provider_error(stopped[0]["stop_error"])
+    failures = [r["last_failure"] for r in results if r["last_failure"] is not None]
+    return exit_status.of_provider_error(failures[-1]) if failures else exit_status.OK
+
+
+def _usage_line(args: argparse.Namespace, log, run_ids: list[str], logged: int) -> str:
+    """What the calls used: this call's, and for a continued run the whole run's too, each named."""
+    now = actual_usage(log.entries[logged:], run_ids, args.price_in, args.price_out)["display"]
+    if args.continue_run is None:
+        return now
+    whole = actual_usage(log.entries, run_ids, args.price_in, args.price_out)["display"]
+    return f"this call of run: {now} The whole run {run_ids[0]} so far: {whole}"
+
+
+def _how_to_go_on(args: argparse.Namespace, settings: Settings, set_version: str, started: list[str], runs: int,
+                  *, stopped: bool, unanswered: Sequence[str] = (), out=None) -> None:
+    """The commands that go on from where ``run`` ended, each an exact command line: the run that stopped, and
+    runs that left cases unanswered, continued; the runs never started, started."""
+    key = f" --key-env {args.key_env}" if args.key_env else ""
+    out = out or sys.stdout
+    for run_id in dict.fromkeys(([started[-1]] if stopped and started else []) + list(unanswered)):
+        print(f"From here: python -m pyapp run --continue {run_id} --log {args.log}{key}", file=out)
+    left = runs - len(started) if args.continue_run is None else 0
+    if left > 0:
+        options = [f"--provider {settings.provider}", f"--model {shlex.quote(settings.model)}"]
+        if settings.base_url is not None:
+            options.append(f"--base-url {shlex.quote(settings.base_url)}")
+        temperature = "default" if settings.temperature is None else f"{settings.temperature:g}"
+        options += [f"--set {set_version}", f"--runs {left}", f"--max-tokens {settings.max_tokens}",
+                    f"--temperature {temperature}"]
+        print(f"{counted(left, 'run')} of {runs} never started: python -m pyapp run {' '.join(options)} "
+              f"--log {args.log}{key}", file=out)

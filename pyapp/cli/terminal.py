@@ -22,14 +22,15 @@ import urllib.request
 from collections.abc import Callable
 
 from pyapp.asking.runner import new_run_id, run_eval
-from pyapp.cli.inputs import check_writable
+from pyapp.cli.exit_status import LocalIOError
+from pyapp.cli.inputs import check_log_end, check_writable
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, CaseSets
 from pyapp.evaluation.export import ImportFileError, is_log, log_line, parse_import
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.evaluation.runs import Run
 from pyapp.providers.client import DEFAULT_POLICY, HttpResponse, NetworkError, RetryPolicy, TimedOut
 from pyapp.providers.keyguard import contains_secret
-from pyapp.providers.settings import Settings
+from pyapp.providers.settings import OPENAI_COMPATIBLE, Settings
 from pyapp.providers.wire import HttpRequest
 
 
@@ -60,9 +61,9 @@ def urllib_transport(policy: RetryPolicy = DEFAULT_POLICY) -> Callable:
         except urllib.error.URLError as exc:
             if isinstance(exc.reason, TimeoutError):
                 raise TimedOut(f"no answer within {policy.request_timeout_s:g} s") from None
-            raise NetworkError(str(exc.reason)) from None
+            raise NetworkError(str(exc.reason), hint=_hint(request)) from None
         except OSError as exc:
-            raise NetworkError(exc.strerror or "the connection failed") from None
+            raise NetworkError(exc.strerror or "the connection failed", hint=_hint(request)) from None
 
     async def transport(request: HttpRequest) -> HttpResponse:
         return await asyncio.to_thread(send, request)
@@ -70,11 +71,15 @@ def urllib_transport(policy: RetryPolicy = DEFAULT_POLICY) -> Callable:
     return transport
 
 
+def _hint(request: HttpRequest) -> str:
+    return " Is the server running at that address?" if request.provider == OPENAI_COMPATIBLE else ""
+
+
 def _text(body: bytes) -> str:
     return body.decode("utf-8", errors="replace")
 
 
-class LogNotWritten(ValueError):
+class LogNotWritten(LocalIOError):
     """An entry could not be appended to the log; it was printed to standard error instead."""
 
 
@@ -98,6 +103,10 @@ class LogFile:
             raise ValueError(f"cannot read {self.path}: {exc.strerror}") from None
         if not data.strip():
             return []
+        try:
+            check_log_end(self.path, data, appending=True)  # a last line a write left unfinished, said as such
+        except ImportFileError as exc:
+            raise ValueError(f"{self.path} cannot be appended to: {exc}") from None
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:
@@ -173,11 +182,12 @@ def _append_whole(path: str, data: bytes) -> None:
 async def run_set(settings: Settings, api_key: str | None, log: LogFile, runs: int,
                   say: Callable[[str], object], transport: Callable | None = None,
                   set_version: str = EVAL_SET_VERSION, sets: CaseSets = FIXED_SETS,
-                  continue_run: str | None = None, concurrency: int = 1) -> list[dict]:
+                  continue_run: str | None = None, concurrency: int = 1,
+                  started: Callable[[str], object] = lambda run_id: None) -> list[dict]:
     """Ask set ``set_version`` (a name ``sets`` knows) ``runs`` times, one fresh run after another, or, given
     ``continue_run``, the cases that run still lacks, as the page's continue asks them, ``concurrency``
     calls in flight at most; appends to ``log`` and returns the runners' results. ``say`` gets a line as
-    each call ends.
+    each call ends, and ``started`` each run's id as it starts.
 
     Stops early when a run stops (a rejected key, exhausted quota, a provider that is down).
     """
@@ -194,7 +204,9 @@ async def run_set(settings: Settings, api_key: str | None, log: LogFile, runs: i
                 f"{event['outcome']}" + (f". {event['message']}" if event["message"] else ""))
 
     for run_id, fresh in asked:
-        result = await run_eval(run_id or new_run_id(), fresh, settings, api_key, read_run=run_of, append=log.append,
+        run_id = run_id or new_run_id()
+        started(run_id)
+        result = await run_eval(run_id, fresh, settings, api_key, read_run=run_of, append=log.append,
                                 emit=emit, cancelled=lambda: False, set_version=set_version, sets=sets,
                                 concurrency=concurrency, transport=transport, sleep=asyncio.sleep,
                                 clock=lambda: time.monotonic() * 1000)

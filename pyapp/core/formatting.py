@@ -75,6 +75,12 @@ def fmt_signed(x: float, places: int) -> str:
     return text if text.startswith("-") or float(text) == 0 else "+" + text
 
 
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and the word that goes with it: ``one`` for 1, else ``many`` (default ``one`` + "s"). The one
+    place where the command line and the page decide a plural."""
+    return f"{fmt_count(n)} {one if n == 1 else many or one + 's'}"
+
+
 def fmt_count_share(k: int, n: int) -> str:
     """A count of ``n`` and its share: "17/20 (85.0%)", or "0/0" when there is nothing to share."""
     return f"{k}/{n} ({fmt_percent(k / n)})" if n else f"{k}/{n}"

@@ -16,7 +16,7 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 
-from pyapp.core.formatting import fmt_count, fmt_money
+from pyapp.core.formatting import counted, fmt_count, fmt_money
 from pyapp.core.jsontypes import is_int
 from pyapp.core.vocabulary import ANSWERED, EntryType
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, Case, CaseSets, case_prompt
@@ -60,7 +60,7 @@ def run_size(runs: int = 1, max_tokens: int | None = None, price_in: float | Non
     runs = check_runs(runs)
     per_run_calls, per_run_chars = characters_per_run(set_version, sets, cases)
     calls = per_run_calls * runs
-    opening = f"{runs} run{'s' if runs > 1 else ''} send{'' if runs > 1 else 's'} {fmt_count(calls)} calls"
+    opening = f"{counted(runs, 'run')} {'sends' if runs == 1 else 'send'} {counted(calls, 'call')}"
     return {"runs": runs, **_size(opening, calls, per_run_chars * runs, max_tokens, price_in, price_out)}
 
 
@@ -69,7 +69,7 @@ def judging_size(calls: int, prompt_chars: int, schema: dict, max_tokens: int | 
     """The size of ``calls`` calls to a model judge whose prompts hold ``prompt_chars`` characters, each answered
     in ``schema``, and with prices its estimated cost, as for a run (module doc)."""
     chars = prompt_chars + calls * len(json.dumps(schema_for_sending(schema)))
-    opening = f"Judging sends {fmt_count(calls)} call{'s' if calls != 1 else ''}"
+    opening = f"Judging sends {counted(calls, 'call')}"
     return _size(opening, calls, chars, max_tokens, price_in, price_out)
 
 
@@ -117,13 +117,13 @@ def _usage(calls: list[dict], answered, price_in: float | None, price_out: float
     uncounted = sum(1 for e in calls if answered(e) and (e["input_tokens"] is None or e["output_tokens"] is None))
     usage = {"calls": len(calls), "input_tokens": input_tokens, "output_tokens": output_tokens,
              "answers_without_counts": uncounted, "cost": None}
-    shown = (f"{fmt_count(len(calls))} calls used {fmt_count(input_tokens)} input and {fmt_count(output_tokens)} "
+    shown = (f"{counted(len(calls), 'call')} used {fmt_count(input_tokens)} input and {fmt_count(output_tokens)} "
              "output tokens, as the provider reported them")
     if price_in is not None and price_out is not None:
         usage["cost"] = input_tokens * price_in / 1e6 + output_tokens * price_out / 1e6
         shown += f"; cost {fmt_money(usage['cost'])} at {price_in:g} in and {price_out:g} out per million"
     if uncounted:
-        shown += (f"; {uncounted} answer{' was' if uncounted == 1 else 's were'} given without token counts, "
+        shown += (f"; {counted(uncounted, 'answer was', 'answers were')} given without token counts, "
                   "so these figures are too low")
     usage["display"] = shown + "."
     return usage

@@ -29,6 +29,7 @@ import json
 from collections.abc import Iterable
 
 from pyapp.auditlog.format import OWN_CASE_SET_KEY, OWN_SET_PREFIX
+from pyapp.core.formatting import counted
 from pyapp.core.vocabulary import EntryType
 from pyapp.evaluation.evalset import (
     Case,
@@ -136,7 +137,7 @@ class OwnCases:
         if self.name is None:
             return "You have no cases of your own yet."
         count = len(self.cases)
-        text = f"Your cases are {set_label(self.name)}: {count} {'search' if count == 1 else 'searches'}."
+        text = f"Your cases are {set_label(self.name)}: {counted(count, 'search', 'searches')}."
         if self.beyond_limit:
             text += (f" {self.beyond_limit} more came after the set was full ({MAX_OWN_CASES} searches) and are "
                      "not in it.")

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from pyapp.auditlog.rules import parse_rule, rule_verdict
+from pyapp.core.formatting import counted
 from pyapp.core.vocabulary import EntryType
 from pyapp.evaluation.runs import Run
 
@@ -31,20 +32,17 @@ def when_text(time: str) -> str:
     return f"{time[:10]} {time[11:19]} UTC"
 
 
-def _runs(count: int) -> str:
-    return f"{count} run" if count == 1 else f"{count} runs"
-
-
 def plan_status(plan: dict, x_runs: Sequence[Run], y_runs: Sequence[Run], figures: dict) -> dict:
     """When ``plan`` was registered against the first call of Y's runs, and its rule's verdict on ``figures``."""
     first = min(run.started for run in y_runs)
     before = plan["time"] < first
     older = sum(1 for run in x_runs if run.started < plan["time"])
     if before:
-        timing = (f"Registered {when_text(plan['time'])}, before the first call of Y's {_runs(len(y_runs))} "
+        timing = (f"Registered {when_text(plan['time'])}, before the first call of Y's {counted(len(y_runs), 'run')} "
                   f"({when_text(first)}).")
         if older:
-            timing += f" {_runs(older)} of X {'was' if older == 1 else 'were'} already in the log, as a baseline's are."
+            timing += (f" {counted(older, 'run')} of X {'was' if older == 1 else 'were'} already in the log, "
+                       "as a baseline's are.")
     else:
         timing = (f"Registered {when_text(plan['time'])}, AFTER the first call of Y's runs ({when_text(first)}): "
                   "the rule was chosen with results in hand, so its verdict tests nothing.")

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
-from pyapp.core.formatting import fmt_decimals
+from pyapp.core.formatting import counted, fmt_decimals
 from pyapp.core.jsontypes import is_json_integer
 from pyapp.core.vocabulary import SearchKind
 from pyapp.explanation.prompt import NUMBER_DECIMALS, Prompt
@@ -104,10 +104,10 @@ def check_result(claims: dict, facts: Facts) -> CheckResult:
             name, False, f"claimed nearest point {claimed[0]}; the search found {_id_list(truth)}"
         )
     if sorted(claimed) == truth:
-        return CheckResult(name, True, f"claimed the same {_count(len(truth), 'point')} the search reported")
+        return CheckResult(name, True, f"claimed the same {counted(len(truth), 'point')} the search reported")
     missing = sorted(set(truth) - set(claimed))
     extra = sorted(set(claimed) - set(truth))
-    parts = [f"claimed {_count(len(claimed), 'id')}; the search reported {_count(len(truth), 'point')}"]
+    parts = [f"claimed {counted(len(claimed), 'id')}; the search reported {counted(len(truth), 'point')}"]
     if missing:
         parts.append(f"missing {_id_list(missing)}")
     if extra:
@@ -182,7 +182,7 @@ def check_cited_steps(claims: dict, facts: Facts) -> CheckResult:
                 f"{truth.node_id}"
             )
     if not problems:
-        return CheckResult(name, True, f"all {_count(len(cited), 'cited step')} match the trace")
+        return CheckResult(name, True, f"all {counted(len(cited), 'cited step')} match the trace")
     shown = "; ".join(problems[:MAX_LISTED])
     more = f"; and {len(problems) - MAX_LISTED} more" if len(problems) > MAX_LISTED else ""
     return CheckResult(name, False, f"{len(problems)} of {len(cited)} cited steps are wrong: {shown}{more}")
@@ -223,10 +223,6 @@ def _ints(value: object) -> list[int] | None:
 
 def _num(x: float | None) -> str:
     return "null" if x is None else fmt_decimals(x, NUMBER_DECIMALS + 3)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _id_list(ids: list[int]) -> str:

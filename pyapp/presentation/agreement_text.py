@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from pyapp.core.formatting import counted
 from pyapp.evaluation.judge_agreement import CONSENSUS
 
 
@@ -103,7 +104,7 @@ def format_judges(judges: list[dict]) -> str:
         if same["note"]:
             lines.append(f"  consistency: {same['note']}")
         else:
-            lines.append(f"  consistency over {same['judgings']} judgings: same verdict in every one on "
+            lines.append(f"  consistency over {counted(same['judgings'], 'judging')}: same verdict in every one on "
                          f"{same['unchanged']['display']} answers")
             for repeat in same["repeats"]:
                 lines.extend(_figure_lines(f"judging {repeat['judging']}", repeat["overall"], "    "))

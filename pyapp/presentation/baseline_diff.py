@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 from pyapp.auditlog.rules import Rule, rule_verdict
 from pyapp.core.vocabulary import ANSWERED
-from pyapp.evaluation.baseline import baseline_of, baseline_table, edited_cases
+from pyapp.evaluation.baseline import baseline_of, baseline_table
+from pyapp.evaluation.baseline_checks import Edit, edits_of, unchecked_text
 from pyapp.evaluation.repeats import compare_tables, repeat_figures, verdict_table
 from pyapp.evaluation.runs import Run
 from pyapp.presentation.comparison_plot import baseline_plot
@@ -23,16 +24,14 @@ def diff_report(baseline: dict, runs: Sequence[Run], rules: Sequence[Rule], acce
     """``runs`` (repeats of one configuration) against ``baseline``: per case, paired figures, rule verdicts.
 
     Besides the rules, the gate rejects when a case counted in the baseline has no counted
-    answer in ``runs``: an incomplete run is no evidence that nothing got worse. A baseline edited
-    after it was written is refused, naming the cases edited, unless ``accept_edited``.
+    answer in ``runs``: an incomplete run is no evidence that nothing got worse. A baseline whose
+    digests show an edit is refused, naming each field and case edited, and so is one of an older
+    format whose digests cannot show one, unless ``accept_edited``.
     """
-    edited = edited_cases(baseline)
-    if edited and not accept_edited:
-        raise ValueError(f"The baseline was edited after it was written: the line{'s' if len(edited) > 1 else ''} "
-                         f"of {', '.join(edited)} no longer match{'' if len(edited) > 1 else 'es'} the digest"
-                         f"{'s' if len(edited) > 1 else ''} in its header. Write a new baseline with python -m "
-                         "pyapp baseline; or, if the edit is meant, accept it (diff --accept-edited, or \"Accept "
-                         "an edited baseline\" on the page).")
+    edits = edits_of(baseline)
+    unchecked = unchecked_text(baseline)
+    if (edits or unchecked) and not accept_edited:
+        raise ValueError(refusal_text(edits, unchecked))
     now = baseline_of(runs)
     figures = compare_tables(baseline_table(baseline), verdict_table(runs))
     verdicts = {row["case_id"]: row["verdict"] for row in figures["cases"]}
@@ -58,18 +57,36 @@ def diff_report(baseline: dict, runs: Sequence[Run], rules: Sequence[Rule], acce
                                 f"{'s' if len(missing) > 1 else ''} the baseline counted ({', '.join(missing)}), "
                                 "so the gate cannot pass."})
     rejected = any(r["rejects"] for r in results)
-    if edited is None:
-        edited_text = "the baseline holds no digests of its cases (format 1), so an edit to it cannot be seen"
-    elif edited:
-        edited_text = f"the baseline was edited after it was written, and the edit accepted: {', '.join(edited)}"
-    else:
-        edited_text = None
-    return {"baseline_runs": baseline["runs"], "runs": now["runs"], "edited": edited, "edited_text": edited_text,
+    return {"baseline_runs": baseline["runs"], "runs": now["runs"], "edited": [e.to_dict() for e in edits],
+            "unchecked": unchecked, "edited_text": accepted_text(edits, unchecked),
             "changed": changed, "cases": cases,
             "comparison": figures, "display": comparison_display(figures, "the baseline", "now"), "rules": results,
             "plot": baseline_plot(figures, repeat_figures(baseline_table(baseline)),
                                   repeat_figures(verdict_table(runs))),
             "rejected": rejected, "result_text": "result: REJECTED" if rejected else "result: passed"}
+
+
+def refusal_text(edits: Sequence[Edit], unchecked: str | None) -> str:
+    """Why ``diff`` will not go on with a baseline without ``--accept-edited``: what was edited, or cannot be seen."""
+    named = "; ".join(e.text for e in edits)
+    if unchecked is None:
+        return (f"The baseline was edited after it was written: {named}. Write a new baseline with python -m pyapp "
+                "baseline, or check this one against its log with python -m pyapp baseline --verify BASELINE LOG; "
+                "if the edit is meant, accept it (diff --accept-edited, or \"Accept an edited baseline\" on the "
+                "page).")
+    return (f"{unchecked[0].upper()}{unchecked[1:]}{f'; and {named}' if named else ''}. Write a new baseline with "
+            "python -m pyapp baseline (python -m pyapp baseline --verify BASELINE LOG checks this one against its "
+            "log), or go on with it unchecked (diff --accept-edited, or \"Accept an edited baseline\" on the page).")
+
+
+def accepted_text(edits: Sequence[Edit], unchecked: str | None) -> str | None:
+    """What the report says of a baseline accepted with its edits, or unchecked; None for one as written."""
+    named = "; ".join(e.text for e in edits)
+    if unchecked is not None:
+        return f"{unchecked}{f'; and {named}' if named else ''}; it was accepted as it is"
+    if edits:
+        return f"the baseline was edited after it was written, and the edit accepted: {named}"
+    return None
 
 
 def format_diff_report(report: dict) -> str:

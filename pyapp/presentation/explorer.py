@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from pyapp.core.formatting import counted
 from pyapp.core.vocabulary import Action, SearchKind
 from pyapp.kdtree.geodata import businesses_by_id
 from pyapp.kdtree.search import SearchResult, search
@@ -148,6 +149,6 @@ def search_view(order: str, kind: str, lon: float, lat: float, radius: float | N
         summary = described(data["result"]["id"], data["result"]["distance"])["text"] if data["result"] else "none"
     else:
         count = len(data["result"])
-        summary = (f"{count} {'business' if count == 1 else 'businesses'} within {degrees(radius)}°"
+        summary = (f"{counted(count, 'business', 'businesses')} within {degrees(radius)}°"
                    if count else "no business in range")
     return {**data, "steps": steps, "result_text": summary, "touched": touched_tree(tree, result.trace)}

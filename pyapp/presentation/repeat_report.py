@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pyapp.core.formatting import fmt_count_share, fmt_p, fmt_percent, fmt_point_size, fmt_points
+from pyapp.core.formatting import counted, fmt_count_share, fmt_p, fmt_percent, fmt_point_size, fmt_points
 from pyapp.evaluation.configurations import ConfigurationRuns, Grouped, drift, group_runs
 from pyapp.evaluation.own_cases import refuse_own_with_fixed
 from pyapp.evaluation.plans import plan_status
@@ -28,7 +28,7 @@ def _repeat_display(figures: dict) -> dict:
                  + (f", not counted: {', '.join(r['not_counted'])}" if r["not_counted"] else "")
                  for r in figures["runs"]],
         "mean": "no counted answers" if figures["mean_share"] is None else
-        f"{fmt_percent(figures['mean_share'])} over {k} runs "
+        f"{fmt_percent(figures['mean_share'])} over {counted(k, 'run')} "
         f"(range {fmt_percent(figures['min_share'])} to {fmt_percent(figures['max_share'])})",
     }
     if k < 2:

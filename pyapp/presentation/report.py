@@ -16,6 +16,7 @@ import statistics
 from collections.abc import Sequence
 
 from pyapp.core.formatting import (
+    counted,
     fmt_count,
     fmt_count_share,
     fmt_interval,
@@ -143,7 +144,7 @@ def run_report(run: Run) -> dict:
         f"median {fmt_ms(latency['median'])} (95% CI {fmt_ms(latency['low'])} to {fmt_ms(latency['high'])})",
         "median_latency": fmt_ms(None if latency is None else latency["median"]),
         "tokens": f"{fmt_count(run.input_tokens)} input and {fmt_count(run.output_tokens)} output tokens "
-                  f"over {run.calls} calls",
+                  f"over {counted(run.calls, 'call')}",
         "tokens_in_out": f"{fmt_count(run.input_tokens)} / {fmt_count(run.output_tokens)}",
     }
     report["latency_axis"] = {"top": top, "top_text": fmt_ms(top), "zero_text": fmt_ms(0.0)}
@@ -157,12 +158,11 @@ def _set_note(version: str) -> str:
 
 def runs_message(runs: int, calls: int, unreadable: int) -> str:
     """The sentence above the page's runs list: how many runs, from how many calls, and what was skipped."""
-    said = (f"{fmt_count(runs)} {'run' if runs == 1 else 'runs'} rebuilt from {fmt_count(calls)} logged "
-            f"{'call' if calls == 1 else 'calls'}")
+    said = f"{counted(runs, 'run')} rebuilt from {counted(calls, 'logged call')}"
     if not unreadable:
         return said + "."
-    entries = "entry was" if unreadable == 1 else "entries were"
-    return f"{said}; {fmt_count(unreadable)} unreadable audit {entries} skipped (left in place)."
+    skipped = counted(unreadable, "unreadable audit entry was", "unreadable audit entries were")
+    return f"{said}; {skipped} skipped (left in place)."
 
 
 def runs_overview(runs: Sequence[Run]) -> list[dict]:

@@ -57,14 +57,22 @@ from pyapp.core.vocabulary import ErrorClass, Outcome
 from pyapp.providers.api import parse_response
 from pyapp.providers.errors import ProviderError
 from pyapp.providers.keyguard import contains_secret, redact, scrub_secret
-from pyapp.providers.settings import OPENAI_COMPATIBLE, is_loopback_url
 from pyapp.providers.wire import HttpRequest, Reply, request_key
 
 _DETAIL_LIMIT = 200
 
 
 class NetworkError(Exception):
-    """Raised by a transport when the request could not be completed (no HTTP response)."""
+    """Raised by a transport when the request could not be completed (no HTTP response).
+
+    ``hint`` is what the transport's side knows about why, said after the failure (a page's
+    security policy and CORS, which a terminal does not have): a sentence or two, each
+    starting with a space, or "".
+    """
+
+    def __init__(self, detail: str = "", hint: str = "") -> None:
+        super().__init__(detail)
+        self.hint = hint
 
 
 class TimedOut(NetworkError):
@@ -299,17 +307,11 @@ def _error_message(error: ProviderError, attempts: int) -> str:
     return error.message
 
 
-def _network_message(request: HttpRequest, exc: Exception, attempts: int) -> str:
+def _network_message(request: HttpRequest, exc: NetworkError, attempts: int) -> str:
     host = urlsplit(request.url).netloc or request.url
     detail = _short(str(exc)) or type(exc).__name__
     tries = f" Tried {attempts} times." if attempts > 1 else ""
-    hint = ""
-    if request.provider == OPENAI_COMPATIBLE and not is_loopback_url(request.url):
-        hint = (" This site's security policy lets the page reach only Anthropic, OpenAI and servers on this "
-                "computer (127.0.0.1, localhost, [::1]), so the browser blocks a server elsewhere.")
-    elif request.provider == OPENAI_COMPATIBLE:
-        hint = " Is the server running, and does it allow requests from this page (CORS)?"
-    return f"Could not reach {host}: {detail}.{tries}{hint}"
+    return f"Could not reach {host}: {detail}.{tries}{exc.hint}"
 
 
 def scrub_outcome(outcome: CallOutcome, key: str | None) -> CallOutcome:

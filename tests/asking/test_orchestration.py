@@ -121,7 +121,7 @@ def test_continuing_a_run_asks_only_the_cases_without_an_answer_and_completes_it
     result, events = log.run("run-faults", fresh=False)
     assert again.asked == list(FIXED_SETS.case_ids())[2:]
     assert [e for e in events if e["type"] == "run-start"][0]["todo"] == list(FIXED_SETS.case_ids())[2:]
-    assert result == {"run_id": "run-faults", "stopped": None,
+    assert result == {"run_id": "run-faults", "stopped": None, "stop_error": None, "last_failure": None,
                       "message": "Run run-faults has an answer for every case it asked."}
     assert rebuild(log.entries).run("run-faults").complete
 

@@ -30,7 +30,10 @@ def cli(*args: str) -> tuple[int, str, str]:
     event loop, which cannot start beside the one a browser test leaves in the main thread)."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main_in_thread(list(args))
+        try:
+            status = main_in_thread(list(args))
+        except SystemExit as exited:  # argparse's usage errors
+            status = exited.code
     return status, out.getvalue(), err.getvalue()
 
 
@@ -156,13 +159,13 @@ def test_the_command_checks_its_inputs_before_asking(tmp_path, monkeypatch):
     write_log(log, designed_log()[0])
     with FakeProvider(designed_judge) as fake:
         status, _, err = cli("judge", str(log), "--provider", "openai", "--model", "gpt-judge")
-        assert status == 1 and "OPENAI_API_KEY" in err
+        assert status == 2 and "OPENAI_API_KEY" in err  # what the environment must give: a usage error
         status, _, err = cli("judge", str(log), "--provider", "openai-compatible", "--model", "m",
                              "--base-url", fake.base_url, "--runs", "run-x")
         assert status == 1 and "no run 'run-x' in the log" in err
         assert not fake.requests("POST")
-    with pytest.raises(SystemExit):
-        cli("judge", str(log), "--provider", "openai-compatible", "--model", "m", "--base-url", "x", "--repeat", "0")
+    assert cli("judge", str(log), "--provider", "openai-compatible", "--model", "m", "--base-url", "x",
+               "--repeat", "0")[0] == 2
 
 
 def test_judging_one_run_changes_no_figure_of_the_runs(designed):

@@ -40,9 +40,9 @@ def test_the_key_comes_from_the_environment_and_is_written_nowhere(terminal_log)
     log, done = terminal_log
     assert KEY not in log.read_text(encoding="utf-8") and KEY not in done.stdout + done.stderr
     refused = run_cli("run", "--provider", "anthropic", "--model", "m", "--log", str(log.parent / "x.jsonl"))
-    assert refused.returncode == 1
-    assert refused.stderr == "error: set the API key in the environment variable ANTHROPIC_API_KEY (it is never " \
-                             "an argument)\n"
+    assert refused.returncode == 2  # what the environment must give: a usage error
+    assert refused.stderr.endswith("python -m pyapp run: error: set the API key in the environment variable "
+                                   "ANTHROPIC_API_KEY (it is never an argument)\n")
     assert not (log.parent / "x.jsonl").exists()
 
 
@@ -94,7 +94,7 @@ def test_a_server_that_is_down_stops_the_run_after_three_calls_and_says_so(tmp_p
     log = tmp_path / "down.jsonl"
     done = run_cli("run", "--provider", "openai-compatible", "--model", "m", "--base-url", base_url,
                    "--log", str(log))
-    assert done.returncode == 1
+    assert done.returncode == 5  # the provider did not answer
     assert "stopped after 3 of 20 cases: 3 calls in a row got no answer" in done.stdout
     entries = parse_import(log.read_bytes())
     assert [e["outcome"] for e in entries] == ["infrastructure_failure"] * 3
@@ -148,7 +148,7 @@ def test_a_log_file_refuses_to_write_an_entry_holding_the_key(tmp_path):
 def test_a_named_key_variable_must_be_set(tmp_path):
     done = run_cli("run", "--provider", "openai-compatible", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
                    "--key-env", "NOT_SET_ANYWHERE", "--log", str(tmp_path / "x.jsonl"))
-    assert done.returncode == 1 and "environment variable NOT_SET_ANYWHERE" in done.stderr
+    assert done.returncode == 2 and "environment variable NOT_SET_ANYWHERE" in done.stderr
     assert not (tmp_path / "x.jsonl").exists()
 
 
@@ -164,4 +164,6 @@ def test_run_asks_the_larger_set_when_told_and_refuses_an_unknown_one_in_words(f
     assert len(run.graded) == 80
     unknown = run_cli("run", "--provider", "openai-compatible", "--model", "m", "--base-url", fake_server,
                       "--set", "explain-eval-v9", "--log", str(tmp_path / "own.jsonl"))
-    assert unknown.returncode == 1 and unknown.stderr.startswith("error: no evaluation set 'explain-eval-v9'")
+    assert unknown.returncode == 2 and unknown.stderr.endswith(
+        "python -m pyapp run: error: no evaluation set 'explain-eval-v9'; the sets are explain-eval-v2, "
+        "explain-eval-x80\n")

@@ -11,6 +11,7 @@ from cli_run import main_in_thread, run_cli
 from eval_helpers import at
 from fake_provider import FakeProvider, faithful_reply
 from pyapp.auditlog.entries import own_case_entry
+from pyapp.cli import exit_status
 from pyapp.cli.main import main
 from pyapp.evaluation.evalset import FIXED_SETS
 from pyapp.evaluation.export import log_line, parse_import
@@ -28,28 +29,31 @@ def test_a_log_that_cannot_be_written_is_said_before_any_request(tmp_path, capsy
     (tmp_path / "file").write_text("x", "utf-8")
     log = {"missing-folder": tmp_path / "missing" / "runs.jsonl", "a-folder": tmp_path,
            "under-a-file": tmp_path / "file" / "runs.jsonl"}[where]
-    with FakeProvider() as fake:
-        assert main_in_thread(run_args(fake.base_url, log)) == 1
+    verb = "write" if where == "missing-folder" else "read"  # the others are found when the log is read, first
+    with FakeProvider() as fake:  # a log that cannot be written is this machine's (6), one that cannot be read input's
+        assert main_in_thread(run_args(fake.base_url, log)) == (exit_status.LOCAL_IO if verb == "write" else 1)
         assert fake.requests("POST") == []
     err = capsys.readouterr().err
-    verb = "write" if where == "missing-folder" else "read"  # the others are found when the log is read, first
     assert err.startswith(f"error: cannot {verb} {log}: ") and "Traceback" not in err
 
 
 def test_a_baseline_that_cannot_be_written_is_said_before_the_log_is_read(tmp_path, capsys):
     output = tmp_path / "missing" / "baseline.json"
-    assert main(["baseline", str(tmp_path / "no-such-log.jsonl"), "--run", "r", "--output", str(output)]) == 1
+    assert main(["baseline", str(tmp_path / "no-such-log.jsonl"), "--run", "r", "--output", str(output)]) == 6
     assert capsys.readouterr().err == f"error: cannot write {output}: No such file or directory\n"
 
 
 def test_an_answer_that_cannot_be_written_goes_to_standard_error_and_is_read_back(fake_server, tmp_path):
     log = tmp_path / "runs.jsonl"
     full = run_cli(*run_args(fake_server, log), file_size_limit=4_000)  # a disk that fills after a few entries
-    assert full.returncode == 1, full.stderr
+    assert full.returncode == exit_status.LOCAL_IO, full.stderr
     kept = [line for line in full.stderr.splitlines() if line.startswith('{"format"')]
     written = parse_import(log.read_bytes()) if log.read_bytes() else []  # whole lines only, never part of one
     assert len(kept) == 1 and 0 < len(written) < 20
     assert f"error: cannot write {log}: File too large. The run stopped." in full.stderr
+    [run_id] = {e["run_id"] for e in written}
+    assert full.stderr.splitlines()[-1] == f"From here: python -m pyapp run --continue {run_id} --log {log}"
+    assert f"python -m pyapp run --recover FILE --log {log}" in full.stderr
     saved = tmp_path / "stderr.txt"
     saved.write_text(full.stderr, "utf-8")  # progress lines and all, as a shell's 2> keeps them
     back = run_cli("run", "--recover", str(saved), "--log", str(log))
@@ -57,7 +61,7 @@ def test_an_answer_that_cannot_be_written_goes_to_standard_error_and_is_read_bac
     entries = parse_import(log.read_bytes())
     assert entries == [*written, json.loads(kept[0])] and entries[-1]["outcome"] == "grounded"
     again = run_cli("run", "--recover", str(saved), "--log", str(log))
-    assert again.stdout == f"added 0 entries to {log}; 1 were there already\n"
+    assert again.stdout == f"added 0 entries to {log}; 1 was there already\n"
     [run] = rebuild(parse_import(log.read_bytes()))
     assert [c.case_id for c in run.graded] == [e["case_id"] for e in entries]
 
@@ -80,14 +84,14 @@ def test_a_stopped_run_says_why_once_and_last_and_continue_asks_what_the_page_wo
 
     log = tmp_path / "runs.jsonl"
     with FakeProvider(reply) as fake:
-        assert main_in_thread(run_args(fake.base_url, log)) == 1
+        assert main_in_thread(run_args(fake.base_url, log)) == exit_status.PROVIDER_REFUSED  # a 401
         out, err = capsys.readouterr()
         [run] = rebuild(parse_import(log.read_bytes()))
         assert (out + err).count("stopped after") == 1
-        last = out.splitlines()[-1]
-        assert "stopped after 1 of 20 cases" in last
-        assert last.endswith(f"From here: python -m pyapp run --continue {run.run_id} --log {log}")
-        assert out.splitlines()[-2].startswith("after: ")
+        lines = out.splitlines()
+        assert lines[-1] == f"From here: python -m pyapp run --continue {run.run_id} --log {log}"
+        assert "stopped after 1 of 20 cases" in lines[-2]
+        assert lines[-3].startswith("after: ")
         rejected["on"] = False
         asked_before = len(fake.requests("POST"))
         with pytest.raises(SystemExit):  # a continued run keeps its settings

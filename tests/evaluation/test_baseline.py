@@ -16,16 +16,17 @@ from eval_helpers import OTHER_SETTINGS, full_run
 from live_call import run_async
 from pyapp import browser
 from pyapp.auditlog.rules import parse_rule, rule_verdict
+from pyapp.cli.exit_status import REJECTED
 from pyapp.evaluation.baseline import (
     CASE_KEYS,
+    HEADER_FIELDS,
     HEADER_KEYS,
-    REJECTED_STATUS,
     baseline_of,
     baseline_table,
     baseline_text,
-    edited_cases,
     parse_baseline,
 )
+from pyapp.evaluation.baseline_checks import edits_of
 from pyapp.evaluation.configurations import group_runs
 from pyapp.evaluation.evalset import FIXED_SETS
 from pyapp.evaluation.export import export_json
@@ -55,21 +56,27 @@ def log() -> list[dict]:
 def test_the_file_has_a_field_per_line_then_a_case_per_line_in_a_fixed_key_order(log):
     text = baseline_text(baseline_of([rebuild(log).run("run-base")]))
     lines = text.splitlines()
-    assert lines[0] == '{"format": "kd-tree-explorer-baseline", "format_version": 2,'
-    assert [line.split(":")[0].strip('"') for line in lines[1:16]] == list(HEADER_KEYS)
-    assert lines[16] == '"cases": ['
-    case_lines = lines[17:37]
+    assert lines[0] == '{"format": "kd-tree-explorer-baseline", "format_version": 3,'
+    assert [line.split(":")[0].strip('"') for line in lines[1:18]] == list(HEADER_KEYS)
+    assert lines[18] == '"cases": ['
+    case_lines = lines[19:39]
     assert [json.loads(line.rstrip(","))["case_id"] for line in case_lines] == IDS
     assert all(list(json.loads(line.rstrip(","))) == list(CASE_KEYS) for line in case_lines)
-    assert lines[37:] == ["]}"]
-    assert json.loads(text)["case_digests"] == [
-        hashlib.sha256(line.rstrip(",").encode()).hexdigest()[:16] for line in case_lines]
+    assert lines[39:] == ["]}"]
+    head = json.loads(text)
+    assert head["case_digests"] == [hashlib.sha256(line.rstrip(",").encode()).hexdigest()[:16] for line in case_lines]
+    assert head["header_digests"] == [hashlib.sha256(line.rstrip(",").encode()).hexdigest()[:16]
+                                      for line in lines[1:15]]
+    # The whole content, canonical: sorted keys, no spaces, the digests left out.
+    content = {k: v for k, v in head.items() if k not in ("header_digests", "case_digests", "content_sha256")}
+    assert list(content) == ["format", "format_version", *HEADER_FIELDS, "cases"]
+    assert head["content_sha256"] == hashlib.sha256(
+        json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
     assert json.loads(case_lines[16].rstrip(",")) == {
         "case_id": "C17", "outcomes": ["model_failure"], "grounded": 0, "counted": 1, "failing_checks": [],
         "model_failures": ["truncated"]}
     assert json.loads(case_lines[4].rstrip(","))["failing_checks"] == []
     assert json.loads(case_lines[16 + 2].rstrip(","))["failing_checks"] == ["distance"]  # C19, full_run's default
-    head = json.loads(text)
     assert (head["provider"], head["model_requested"], head["runs"], head["date"]) == (
         "anthropic", "claude-test-1", ["run-base"], "2026-12-02")
     assert parse_baseline(text) == head
@@ -85,6 +92,8 @@ def test_a_baseline_is_runs_of_one_configuration(log):
     built = rebuild(log)
     with pytest.raises(ValueError, match="the runs are of 2 configurations"):
         baseline_of([built.run("run-base"), built.run("run-x1")])
+    with pytest.raises(ValueError, match="must be different runs; one is named twice"):
+        baseline_of([built.run("run-x1"), built.run("run-x1")])
 
 
 def edited(text: str, old: str, new: str) -> str:
@@ -95,18 +104,24 @@ def edited(text: str, old: str, new: str) -> str:
 @pytest.mark.parametrize("change, message", [
     (lambda t: t[:-40], "not valid JSON"),
     (lambda t: edited(t, '"kd-tree-explorer-baseline"', '"other"'), "This is not a baseline file"),
-    (lambda t: edited(t, '"format_version": 2', '"format_version": 3'), "format_version is not one this site reads"),
+    (lambda t: edited(t, '"format_version": 3', '"format_version": 4'), "format_version is not one this site reads"),
     (lambda t: edited(t, '"case_digests": ["', '"case_digests": ["x'), "20 digests of 16 hex digits"),
+    (lambda t: edited(t, '"header_digests": ["', '"header_digests": [1, "'), "short text"),
+    (lambda t: edited(t, '"header_digests": ["', '"header_digests": ["0", "'), "14 digests of 16 hex digits"),
+    (lambda t: edited(t, '"content_sha256": "', '"content_sha256": "x'), "content_sha256 must be 64 hex digits"),
     (lambda t: edited(t, '"case_digests": [', '"case_digests": null, "x": ['), "fields are not"),
+    (lambda t: edited(t, '"site_version": "0.1.0"', '"site_version": "\\udc00"'), "lone surrogate"),
     (lambda t: edited(t, '"explain-eval-v2"', '"explain-eval-v1"'), "Make a new baseline"),
     (lambda t: edited(t, '"grounded": 1, "counted"', '"grounded": 0, "counted"'), "its outcomes give 1 of 1"),
     (lambda t: edited(t, '["grounded"]', '["great"]'), "needs one outcome per run (1)"),
     (lambda t: edited(t, '"site_version": "0.1.0"', '"site_version": "' + "v" * 5000 + '"'), "short text"),
     (lambda t: edited(t, '"C20"', '"C21"'), "one each, in order"),
+    (lambda t: edited(t, '["run-base"]', '["run-base", "run-base"]'), "names run run-base twice"),
     (lambda t: "\ufeff\ud800".encode("utf-8", "surrogatepass"), "not UTF-8"),
-], ids=["cut", "not-a-baseline", "newer-format", "bad-digest", "no-digests",
+], ids=["cut", "not-a-baseline", "newer-format", "bad-digest", "header-digest-not-text", "header-digests-short",
+        "bad-content-digest", "no-digests", "lone-surrogate",
         "other-set", "inconsistent", "unknown-outcome", "huge-value",
-        "other-cases", "not-utf8"])
+        "other-cases", "run-twice", "not-utf8"])
 def test_a_bad_baseline_is_refused_in_words(log, change, message):
     text = baseline_text(baseline_of([rebuild(log).run("run-base")]))
     with pytest.raises(ValueError, match=re.escape(message)) as caught:
@@ -199,7 +214,7 @@ def test_the_command_line_writes_the_baseline_and_gates_with_its_exit_status(log
     assert cli("baseline", str(export), "--run", "run-base").stdout == (tmp_path / "b.json").read_text()
 
     rejected = cli("diff", str(tmp_path / "b.json"), str(export), "--run", "run-new")
-    assert rejected.returncode == REJECTED_STATUS
+    assert rejected.returncode == REJECTED
     assert "C02  NEW FAIL" in rejected.stdout and "C17  NEW PASS" in rejected.stdout
     assert rejected.stdout.rstrip().endswith("result: REJECTED")
     passed = cli("diff", str(tmp_path / "b.json"), str(export), "--run", "run-new", "--rule", "difference-below:5")
@@ -220,10 +235,10 @@ def test_the_command_line_writes_the_baseline_and_gates_with_its_exit_status(log
     (tmp_path / "b.json").write_text(
         text.replace(line, line.replace('["grounded"], "grounded": 1', '["not_grounded"], "grounded": 0')), "utf-8")
     forged = cli("diff", str(tmp_path / "b.json"), str(export), "--run", "run-new")
-    assert forged.returncode == 1 and "edited after it was written: the line of C02 no longer" in forged.stderr
+    assert forged.returncode == 1 and "edited after it was written: case C02's line was edited." in forged.stderr
     accepted = cli("diff", str(tmp_path / "b.json"), str(export), "--run", "run-new", "--accept-edited")
-    assert accepted.returncode == REJECTED_STATUS  # C03 still went from grounded to not grounded
-    assert "the edit accepted: C02" in accepted.stdout and "C02  same" in accepted.stdout
+    assert accepted.returncode == REJECTED  # C03 still went from grounded to not grounded
+    assert "the edit accepted: case C02's line was edited" in accepted.stdout and "C02  same" in accepted.stdout
 
 
 def test_the_page_gets_the_same_file_and_the_same_diff(worker, log, tmp_path):
@@ -248,28 +263,52 @@ def test_the_page_gets_the_same_file_and_the_same_diff(worker, log, tmp_path):
 def test_an_edit_by_hand_is_refused_by_name_unless_accepted(log):
     built = rebuild(log)
     text = baseline_text(baseline_of([built.run("run-base")]))
-    # C03 grounded -> not grounded, and its count with it: a consistent file, so only the digest tells
+    # C03 grounded -> not grounded, and its count with it: a consistent file, so only the digests tell
     line = next(x for x in text.splitlines() if '"case_id": "C03"' in x)
     forged = text.replace(line, line.replace('["grounded"], "grounded": 1', '["not_grounded"], "grounded": 0'))
     assert forged != text
     baseline = parse_baseline(forged)
-    assert edited_cases(baseline) == ["C03"]
-    with pytest.raises(ValueError, match="the line of C03 no longer matches the digest in its header"):
+    assert [e.text for e in edits_of(baseline)] == ["case C03's line was edited"]
+    with pytest.raises(ValueError, match="edited after it was written: case C03's line was edited. Write a new"):
         diff_report(baseline, [built.run("run-new")], [parse_rule("no-new-fail")])
     report = diff_report(baseline, [built.run("run-new")], [parse_rule("no-new-fail")], accept_edited=True)
-    assert report["edited"] == ["C03"] and report["edited_text"].endswith("the edit accepted: C03")
+    assert report["edited"] == [{"part": "case", "name": "C03", "text": "case C03's line was edited"}]
+    assert report["edited_text"].endswith("the edit accepted: case C03's line was edited")
     assert report["edited_text"] in format_diff_report(report)
     assert next(c for c in report["cases"] if c["case_id"] == "C03")["baseline"] == ["not_grounded"]
 
 
-def test_a_baseline_written_before_the_digests_is_still_read_and_says_so(log):
+def older(text: str, version: int) -> str:
+    """``text`` as a file of format ``version`` wrote it: without the digests that format did not have."""
+    dropped = ("header_digests", "content_sha256") + (("case_digests",) if version == 1 else ())
+    return "\n".join(x for x in text.splitlines() if not x.startswith(tuple(f'"{k}"' for k in dropped))).replace(
+        '"format_version": 3', f'"format_version": {version}') + "\n"
+
+
+@pytest.mark.parametrize("version, unseen", [
+    (1, "format 1, written before the digests, so an edit to any of its lines cannot be seen"),
+    (2, "format 2, written before the digests of its header and of its whole content, so an edit to its header "
+        "cannot be seen"),
+], ids=["format-1", "format-2"])
+def test_a_baseline_of_an_older_format_is_read_but_refused_unchecked_unless_accepted(log, version, unseen):
     built = rebuild(log)
     text = baseline_text(baseline_of([built.run("run-base")]))
-    old = "\n".join(x for x in text.splitlines() if not x.startswith('"case_digests"')).replace(
-        '"format_version": 2', '"format_version": 1') + "\n"
+    old = older(text, version)
     baseline = parse_baseline(old)
-    assert edited_cases(baseline) is None
-    report = diff_report(baseline, [built.run("run-new")], [parse_rule("no-new-fail")])
-    assert report["edited"] is None and "an edit to it cannot be seen" in report["edited_text"]
+    assert baseline_text(baseline) == old and edits_of(baseline) == []
+    with pytest.raises(ValueError, match=re.escape(f"The baseline is of {unseen}. Write a new baseline")):
+        diff_report(baseline, [built.run("run-new")], [parse_rule("no-new-fail")])
+    report = diff_report(baseline, [built.run("run-new")], [parse_rule("no-new-fail")], accept_edited=True)
+    assert report["edited"] == [] and report["unchecked"] == f"the baseline is of {unseen}"
+    assert report["edited_text"] == f"the baseline is of {unseen}; it was accepted as it is"
     assert report["cases"] == diff_report(parse_baseline(text), [built.run("run-new")],
                                           [parse_rule("no-new-fail")])["cases"]
+
+
+def test_a_format_2_baseline_still_names_the_cases_its_digests_show_edited(log):
+    built = rebuild(log)
+    old = older(baseline_text(baseline_of([built.run("run-base")])), 2)
+    line = next(x for x in old.splitlines() if '"case_id": "C03"' in x)
+    baseline = parse_baseline(old.replace(line, line.replace('"failing_checks": []', '"failing_checks": ["x"]')))
+    with pytest.raises(ValueError, match="its header cannot be seen; and case C03's line was edited. Write"):
+        diff_report(baseline, [built.run("run-new")], [parse_rule("no-new-fail")])

@@ -77,3 +77,10 @@ def test_the_page_gets_the_same_figures(worker):
         "ok": True, "value": actual_usage(entries, ["run-1"], 1.0, 2.0)}
     assert handle("run_size_estimate", runs=1, price_in=-1) == {
         "ok": False, "error": "The input price must be a number from 0 to 1,000,000 per million tokens."}
+
+
+def test_one_call_and_one_run_are_said_in_the_singular():
+    one = full_run("run-a")[:1]
+    assert actual_usage(one, ["run-a"])["display"].startswith("1 call used ")
+    assert run_size(1)["display"].startswith("1 run sends 20 calls")
+    assert run_size(2)["display"].startswith("2 runs send 40 calls")

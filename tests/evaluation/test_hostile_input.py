@@ -21,6 +21,7 @@ from judge_design import judgement
 from live_call import explain_case
 from pyapp.auditlog.format import MAX_ANSWER_BYTES
 from pyapp.auditlog.validation import validate_entry
+from pyapp.cli import exit_status
 from pyapp.cli import main as cli
 from pyapp.core.vocabulary import ModelFailure, Outcome
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, case_facts
@@ -370,7 +371,7 @@ def test_a_reader_that_stops_early_gets_no_broken_pipe_error():
     err = child.stderr.read().decode()
     child.stderr.close()
     assert "BrokenPipeError" not in err and "Traceback" not in err
-    assert status == cli.BROKEN_PIPE_STATUS
+    assert status == exit_status.BROKEN_PIPE
 
 
 def test_an_answer_whose_grading_fails_counts_as_a_model_failure_and_the_report_still_builds():

@@ -1,0 +1,79 @@
+"""The end of a JSON-lines log that a write left unfinished (DR-008): where its whole lines stop.
+
+``run`` writes each entry and its line break in one write, so a write that stops partway (a crash, a
+power cut) leaves the log's last line unfinished and every line before it whole. Two ends are told
+apart, both from the file's bytes alone, so the command line and the page can say the same:
+
+- a line **cut off** mid-write: the last line that holds anything but white space is not a whole
+  JSON text (its syntax stops or breaks; a character cut in two or the zero bytes a file system
+  leaves after a crash count too), with or without a line break after it;
+- a whole entry that **lacks its line break**: the last line is a whole JSON text and the file does
+  not end with a line break. Its bytes are all there (an entry's closing brace is its last
+  character), but an entry appended after it would join it on one line.
+
+Only the last line is looked at: a bad line before it is the reader's own error, never a cut.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from pyapp.core import strict_json
+from pyapp.evaluation.export import MAX_IMPORT_DEPTH, is_log
+
+_SPACE = b" \t\r\n\x0b\x0c"  # what bytes.strip() strips
+_LEADING_SPACE = re.compile(rb"[ \t\r\n\x0b\x0c]*")
+_BOM = b"\xef\xbb\xbf"
+# How every entry's line starts (``pyapp.auditlog.entries`` puts the format first); an export's first
+# line has a space after the colon. Tells a log whose only line is cut from any other file.
+_ENTRY_START = re.compile(rb'\{"format":[0-9]')
+
+
+@dataclass(frozen=True)
+class UnfinishedEnd:
+    """The last line of a log that a write left unfinished."""
+
+    line: int  # its number, counted from 1 as an editor does
+    start: int  # the offset of its first byte: every byte before it belongs to a whole line
+    cut: bool  # True: cut off inside its entry; False: a whole entry that lacks only its line break
+
+
+def unfinished_end(data: bytes) -> UnfinishedEnd | None:
+    """How the log ``data`` (a file's bytes) ends when a write left it unfinished (module doc); None when its
+    last line is whole and a line break ends the file, when it holds nothing, or when it is not a log."""
+    end = len(data)
+    while end and data[end - 1] in _SPACE:
+        end -= 1
+    if end == 0:
+        return None
+    start = data.rfind(b"\n", 0, end) + 1
+    first = _LEADING_SPACE.match(data, len(_BOM) if data.startswith(_BOM) else 0).end()
+    only_line = first >= start
+    # A log is told by its first line before the last is parsed, so an export on one long line is never parsed here.
+    if not (_ENTRY_START.match(data, first) if only_line else is_log(_text(data[first:data.find(b"\n", first)]))):
+        return None
+    whole = _is_whole_json(data[max(start, first):end])
+    if whole and only_line and not is_log(_text(data[first:end])):
+        return None
+    if whole and data.endswith(b"\n"):
+        return None
+    return UnfinishedEnd(line=data.count(b"\n", 0, start) + 1, start=start, cut=not whole)
+
+
+def _is_whole_json(line: bytes) -> bool:
+    """False when ``line`` stops or breaks before its JSON text ends; a whole text refused for another reason
+    (a key twice, too deep) is whole here, and its reader says what is wrong with it."""
+    try:
+        strict_json.loads(_text(line), MAX_IMPORT_DEPTH)
+    except json.JSONDecodeError:
+        return False
+    except (ValueError, RecursionError):
+        return True
+    return True
+
+
+def _text(line: bytes) -> str:
+    # A character cut in two decodes to U+FFFD, which breaks the JSON it ends: the cut is found there.
+    return line.decode("utf-8", errors="replace")
