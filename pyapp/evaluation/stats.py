@@ -203,6 +203,22 @@ def _bootstrap_limits(
     return _percentile(values, tail), _percentile(values, 1.0 - tail)
 
 
+@lru_cache(maxsize=64)
+def _median_positions(n: int, resamples: int, seed: int) -> tuple[tuple[int, int], ...]:
+    """For each resample of :func:`resample_indices`, the two positions in sorted data whose mean is its
+    median (one position twice when ``n`` is odd).
+
+    Sorted data is non-decreasing in its index, so a resample's values sorted are its indices sorted,
+    then looked up: the median is found once per sample size, not sorted again for every sample.
+    """
+    half = n // 2
+    positions = []
+    for row in resample_indices(n, resamples, seed):
+        ordered = sorted(row)
+        positions.append((ordered[half], ordered[half]) if n % 2 else (ordered[half - 1], ordered[half]))
+    return tuple(positions)
+
+
 def _sorted_finite(values: Sequence[float]) -> list[float]:
     data = sorted(float(v) for v in values)
     if not data:
@@ -231,8 +247,13 @@ def bootstrap_median_ci(
     _check_confidence(confidence)
     _check_resamples(resamples)
     data = _sorted_finite(values)
-    low, high = _bootstrap_limits(data, statistics.median, resamples, seed, confidence)
-    return statistics.median(data), low, high
+    positions = _median_positions(len(data), resamples, seed)
+    if len(data) % 2:
+        medians = sorted(data[a] for a, _ in positions)
+    else:  # as statistics.median: the mean of the two middle values, (a + b) / 2
+        medians = sorted((data[a] + data[b]) / 2 for a, b in positions)
+    tail = (1.0 - confidence) / 2.0
+    return statistics.median(data), _percentile(medians, tail), _percentile(medians, 1.0 - tail)
 
 
 def _mean(values: list[float]) -> float:

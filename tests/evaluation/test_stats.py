@@ -444,6 +444,20 @@ def test_bootstrap_is_order_free_and_brackets_the_median(values, shuffler):
     assert low <= median <= high
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.floats(0.01, 120.0, allow_nan=False), min_size=1, max_size=41), st.integers(0, 2**32),
+       st.integers(1, 300))
+def test_bootstrap_median_equals_the_median_of_every_resample_bit_for_bit(values, seed, resamples):
+    # The medians looked up by their order positions, against each resample's values through statistics.median.
+    data = sorted(values)
+    draw = random.Random(seed).random
+    medians = sorted(statistics.median([data[min(len(data) - 1, int(draw() * len(data)))] for _ in data])
+                     for _ in range(resamples))
+    _, low, high = bootstrap_median_ci(values, resamples=resamples, seed=seed)
+    tail = (1.0 - 0.95) / 2.0  # as the interval takes it
+    assert (low, high) == (stats._percentile(medians, tail), stats._percentile(medians, 1.0 - tail))
+
+
 def test_bootstrap_of_one_value_or_equal_values_has_no_width():
     assert bootstrap_median_ci([3.5]) == (3.5, 3.5, 3.5)
     assert bootstrap_median_ci([2.0] * 20) == (2.0, 2.0, 2.0)
