@@ -7,11 +7,11 @@ of yes/no answers. A model judge's verdicts are compared with the people's in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from pyapp.core.vocabulary import EntryType
-from pyapp.evaluation.judge_agreement import judge_reports, validated_judges
-from pyapp.evaluation.rater_figures import counted_answers, pair_figures, versus_grade, with_verdict
+from pyapp.evaluation.judge_agreement import judge_reports, rate_next_for, validated_judges
+from pyapp.evaluation.rater_figures import CountedAnswer, counted_answers, pair_figures, versus_grade, with_verdict
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.evaluation.runs import Run
 from pyapp.explanation.rubric import RUBRIC
@@ -49,13 +49,24 @@ def judge_validation(entries: Sequence[dict], runs: Sequence[Run]) -> dict[str, 
     return validated_judges(entries, answers, _by_rater(latest_ratings(entries), {c.call_id for c in answers}))
 
 
-def agreement_report(entries: Sequence[dict], runs: Sequence[Run] | None = None) -> dict:
+def judge_rate_next(entries: Sequence[dict], runs: Sequence[Run], judge: str,
+                    judging: str | None = None) -> list[CountedAnswer]:
+    """The answers to rate next, likely to validate ``judge`` soonest, on ``judging`` (its default when None), as
+    ``agreement_report`` names them (DR-012); the runs are the log's."""
+    answers = counted_answers(runs)
+    return rate_next_for(entries, answers, _by_rater(latest_ratings(entries), {c.call_id for c in answers}), judge,
+                         judging)
+
+
+def agreement_report(entries: Sequence[dict], runs: Sequence[Run] | None = None,
+                     judgings: Collection[str] = ()) -> dict:
     """The agreement figures of a log (valid entries): every pair of raters, every rater against the grade,
     and every model judge against the people and the grade (``judges``, DR-012).
 
     ``runs`` are the log's rebuilt runs (rebuilt here when not given). Only ratings
     of counted answers are used; the others are counted in ``left_out``. Raters and
-    pairs come in name order.
+    pairs come in name order. Each judge's figures rest on its judging in ``judgings``, if one is, else on its
+    default judging; ``ValueError`` for a name that is no judging.
     """
     if runs is None:
         runs = list(rebuild(entries, validated=True))
@@ -81,5 +92,5 @@ def agreement_report(entries: Sequence[dict], runs: Sequence[Run] | None = None)
         "pairs": pairs,
         "versus_grade": [versus_grade(r, answers, by_rater[r]) for r in raters],
         "note": note,
-        "judges": judge_reports(entries, runs, answers, by_rater),
+        "judges": judge_reports(entries, runs, answers, by_rater, judgings),
     }

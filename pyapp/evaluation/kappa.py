@@ -41,7 +41,8 @@ class Kappa:
     """Agreement on a square table of counts: ``table[i][j]`` = answers the first put in i, the second in j.
 
     ``kappa``, ``low`` and ``high`` are None when kappa is undefined (no answers, or chance agreement 1);
-    ``single_category`` says one of the two put every answer in one category (module doc).
+    ``single_category`` says one of the two put every answer in one category (module doc). ``half_width`` is
+    z·SE, the interval's half-width before it is cut to [-1, 1], None when there is no interval.
     """
 
     n: int
@@ -52,6 +53,7 @@ class Kappa:
     low: float | None
     high: float | None
     single_category: bool = False
+    half_width: float | None = None
 
     def to_json(self) -> dict:
         return {"n": self.n, "agree": self.agree, "observed": self.observed, "expected": self.expected,
@@ -95,7 +97,30 @@ def cohen_kappa(table: Sequence[Sequence[int]], confidence: float = CONFIDENCE) 
     variance = (diagonal + (1.0 - kappa) ** 2 * off - (kappa - expected * (1.0 - kappa)) ** 2) / (
         n * (1.0 - expected) ** 2)
     half = z_value(confidence) * math.sqrt(max(0.0, variance))  # rounding can leave -1e-17
-    return Kappa(n, agree, observed, expected, kappa, max(-1.0, kappa - half), min(1.0, kappa + half))
+    return Kappa(n, agree, observed, expected, kappa, max(-1.0, kappa - half), min(1.0, kappa + half),
+                 half_width=half)
+
+
+def answers_for_half_width(k: Kappa, target: float) -> int | None:
+    """The fewest answers at which a table with ``k``'s shares has a half-width (z·SE) of at most ``target``;
+    None when ``k`` has no interval.
+
+    The variance is a function of the table's shares divided by n, so at N answers with the same shares the
+    half-width is ``k.half_width * sqrt(k.n / N)``.
+    """
+    if k.half_width is None:
+        return None
+
+    def within(answers: int) -> bool:
+        return k.half_width * math.sqrt(k.n / answers) <= target
+
+    needed = max(1, math.ceil(k.half_width ** 2 * k.n / target ** 2))
+    # The float quotient can land a step off either way; the condition itself decides.
+    while needed > 1 and within(needed - 1):
+        needed -= 1
+    while not within(needed):
+        needed += 1
+    return needed
 
 
 def kappa_note(k: Kappa, what: str) -> str | None:

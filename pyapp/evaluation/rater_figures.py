@@ -17,6 +17,7 @@ from pyapp.evaluation.runs import Run
 from pyapp.explanation.rubric import RUBRIC, overall_verdict
 
 OVERALL = "overall"
+CONSENSUS = "people's consensus"
 
 Answers = Mapping[str, Mapping[str, bool]]  # call id -> question key (and OVERALL) -> yes
 
@@ -45,6 +46,19 @@ def counted_answers(runs: Sequence[Run]) -> list[CountedAnswer]:
 def with_verdict(answers: Mapping[str, bool]) -> dict[str, bool]:
     """A full set of rubric answers and its overall verdict, as this module's maps hold them."""
     return {**answers, OVERALL: overall_verdict(answers)}
+
+
+def consensus(by_rater: Mapping[str, Answers]) -> dict[str, dict[str, bool]]:
+    """Call id -> the people's strict-majority answer per question and overall (a split is left out)."""
+    votes: dict[str, dict[str, list[int]]] = {}
+    for answers in by_rater.values():
+        for call_id, given in answers.items():
+            tally = votes.setdefault(call_id, {})
+            for key, yes in given.items():
+                counts = tally.setdefault(key, [0, 0])
+                counts[0 if yes else 1] += 1
+    return {call_id: {key: yes > no for key, (yes, no) in tally.items() if yes != no}
+            for call_id, tally in votes.items()}
 
 
 def pair_figures(names: Sequence[str], calls: Sequence[CountedAnswer], first: Answers, second: Answers) -> dict:

@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
-from pyapp.core.formatting import counted
-from pyapp.evaluation.judge_agreement import CONSENSUS
+from pyapp.core.formatting import counted, fmt_fixed
+from pyapp.evaluation.rater_figures import CONSENSUS
+from pyapp.presentation.judge_tables import judge_heading, judge_label
+
+# The answers to rate next named in the text, in order; ``--json`` names every one.
+RATE_NEXT_SHOWN = 20
 
 
 def _figure_lines(label: str, figure: dict, indent: str = "  ") -> list[str]:
@@ -58,7 +62,7 @@ def _table_lines(figure: dict, rows: tuple[str, str], columns: tuple[str, str]) 
 
 def _pair_lines(pair: dict) -> list[str]:
     other = pair["raters"][1]
-    lines = [f"  against {'the ' if other == CONSENSUS else ''}{other}: {pair['n']} answer(s) judged by both"]
+    lines = [f"  against {'the ' if other == CONSENSUS else ''}{other}: {counted(pair['n'], 'answer')} judged by both"]
     for q in pair["questions"]:
         lines.extend(_figure_lines(q["key"], q, "    "))
     lines.extend(_figure_lines("overall", pair["overall"], "    "))
@@ -68,21 +72,46 @@ def _pair_lines(pair: dict) -> list[str]:
     return lines
 
 
+def _precision_lines(judge: dict) -> list[str]:
+    precision = judge["precision"]
+    wanted = f"±{fmt_fixed(precision['half_width'], 2)}"
+    lines = [f"  against the people's consensus, per question (half-width {wanted} wanted, on at least "
+             f"{precision['least_answers']} answers):"]
+    for q in precision["questions"]:
+        shown = q["display"]
+        lines.append(f"    {q['key']:<14} {counted(q['n'], 'answer'):>12}  {shown['half_width']:>6}  "
+                     f"{shown['more']} more needed  {shown['status']}")
+    if precision["still_needed"]:
+        lines.append(f"  {precision['still_needed']}")
+    rate_next = judge["rate_next"]
+    if rate_next["note"]:
+        lines.append(f"  rate next: {rate_next['note']}")
+        named = [f"{a['run_id']} {a['case_id']}" for a in rate_next["answers"]]
+        if named:
+            more = len(named) - RATE_NEXT_SHOWN
+            lines.append("    " + ", ".join(named[:RATE_NEXT_SHOWN])
+                         + (f", and {counted(more, 'more answer')} (--json names every one)" if more > 0 else ""))
+    return lines
+
+
 def format_judges(judges: list[dict]) -> str:
     """The model judges' figures (DR-012): against each person, the consensus and the grade, and the probes."""
     lines = []
     for judge in judges:
         lines.append("")
-        label = f" [{judge['label']}]" if judge["label"] else ""
-        lines.append(f"judge {judge['judge']}{label}: {judge['verdicts']} verdict(s) from {judge['requests']} "
-                     f"request(s) in {judge['judgings']} judging(s), {len(judge['failures'])} judge failure(s)")
+        label = judge_label(judge)
+        lines.append(f"judge {judge_heading(judge)}" + (f" [{label}]" if label else ""))
+        lines.append(f"  {judge['judging_note']}")
+        if judge["judgings"] > 1:
+            lines.extend(f"    {j['display']}" for j in judge["each_judging"])
         lines.append(f"  {judge['validation_note']}")
+        lines.extend(_precision_lines(judge))
         for failure in judge["failures"][:5]:
             lines.append(f"  failure on call {failure['call_id']}: {failure['failure']}. {failure['message']}")
         for pair in (*judge["versus_people"], judge["versus_consensus"]):
             lines.extend(_pair_lines(pair))
         grade = judge["versus_grade"]
-        lines.append(f"  against the mechanical grade: {grade['n']} answer(s)")
+        lines.append(f"  against the mechanical grade: {counted(grade['n'], 'answer')}")
         lines.extend(_table_lines(grade, ("acceptable", "not acceptable"), ("grounded", "not grounded")))
         lines.extend(_figure_lines("verdict", grade, "    "))
         length = judge["length"]
@@ -106,6 +135,7 @@ def format_judges(judges: list[dict]) -> str:
         else:
             lines.append(f"  consistency over {counted(same['judgings'], 'judging')}: same verdict in every one on "
                          f"{same['unchanged']['display']} answers")
+            lines.append(f"    each against judging {same['against']}, the one the figures rest on:")
             for repeat in same["repeats"]:
                 lines.extend(_figure_lines(f"judging {repeat['judging']}", repeat["overall"], "    "))
     return "\n".join(lines)

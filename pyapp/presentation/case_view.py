@@ -18,7 +18,8 @@ from pyapp.core.formatting import fmt_count, fmt_ms
 from pyapp.core.vocabulary import CaseStatus, EntryType
 from pyapp.evaluation.agreement import judge_validation, latest_ratings
 from pyapp.evaluation.evalset import case_facts
-from pyapp.evaluation.judge_agreement import NOT_VALIDATED, judge_name
+from pyapp.evaluation.judge_agreement import judge_name
+from pyapp.evaluation.judge_validation import NOT_VALIDATED
 from pyapp.evaluation.runs import Run
 from pyapp.explanation.rubric import RUBRIC
 from pyapp.presentation.answer_prose import claims_table, walkthrough_paragraphs

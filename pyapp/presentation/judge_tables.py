@@ -6,11 +6,14 @@ Made from the ``judges`` of :func:`pyapp.evaluation.agreement.agreement_report`,
 
 from __future__ import annotations
 
-from pyapp.evaluation.judge_agreement import CONSENSUS
+from pyapp.core.formatting import counted, fmt_count
+from pyapp.evaluation.rater_figures import CONSENSUS
 from pyapp.explanation.rubric import overall_verdict
 
 QUESTION_COLUMNS = ("Question", "Agreement", "Kappa (95% interval)", "n", "Both yes", "Judge yes only",
                     "Judge no only", "Both no")
+PRECISION_COLUMNS = ("Question", "Answers compared", "Half-width of the interval", "More answers needed",
+                     "Status")
 GRADE_COLUMNS = ("Judge's verdict", "Grounded", "Not grounded")
 LENGTH_COLUMNS = ("Third by length", "Characters", "Judge says acceptable", "People say acceptable")
 FAILURE_COLUMNS = ("Call", "Judging", "Failure", "What happened")
@@ -21,6 +24,17 @@ def judgement_said(entry: dict) -> str:
     if entry["answers"] is None:
         return f"judge failure ({(entry['failure'] or entry['error']).replace('_', ' ')})"
     return "acceptable" if overall_verdict(entry["answers"]) else "not acceptable"
+
+
+def judge_heading(judge: dict) -> str:
+    """A judge's heading: its name and the judging its figures rest on, with that judging's verdicts and failures."""
+    return (f"{judge['judge']}: {counted(judge['verdicts'], 'verdict')} and "
+            f"{counted(len(judge['failures']), 'judge failure')} in {judge['judging']['judging_id']}")
+
+
+def judge_label(judge: dict) -> str:
+    """"not validated" and why, or nothing once the judge is validated."""
+    return f"{judge['label']}: {judge['why_not']}" if judge["label"] else ""
 
 
 def _cells(label: str, figure: dict) -> list[str]:
@@ -38,7 +52,7 @@ def _versus(judge: str, pair: dict) -> dict:
     named = f"the {other}" if other == CONSENSUS else other
     labelled = [(q["text"], q) for q in pair["questions"]] + [("Overall verdict", pair["overall"])]
     return {
-        "heading": f"Against {named}: {pair['n']} answer(s) with both verdicts",
+        "heading": f"Against {named}: {counted(pair['n'], 'answer')} with both verdicts",
         "label": f"{judge} against {named}, per question",
         "columns": list(QUESTION_COLUMNS),
         "rows": [_cells(label, figure) for label, figure in labelled],
@@ -46,8 +60,24 @@ def _versus(judge: str, pair: dict) -> dict:
     }
 
 
+def _precision(judge: dict) -> dict:
+    precision = judge["precision"]
+    rate_next = judge["rate_next"]
+    return {
+        "label": f"{judge['judge']} against the people's consensus: how precisely each question is measured",
+        "columns": list(PRECISION_COLUMNS),
+        "rows": [[q["text"], fmt_count(q["n"]), q["display"]["half_width"], q["display"]["more"],
+                  q["display"]["status"]] for q in precision["questions"]],
+        "still_needed": precision["still_needed"] or "",
+        "rate_next": rate_next["note"] or "",
+        "rate_button": f"Rate these {counted(len(rate_next['answers']), 'answer')}" if rate_next["note"]
+        and rate_next["answers"] else "",
+    }
+
+
 def judge_tables(judges: list[dict]) -> list[dict]:
-    """One view per judge: its label and note, failures, the tables against people and the grade, the probes."""
+    """One view per judge: its heading, label and the judging its figures rest on, how precisely it is measured
+    and what to rate next, failures, the tables against people and the grade, the probes."""
     views = []
     for judge in judges:
         name = judge["judge"]
@@ -58,11 +88,15 @@ def judge_tables(judges: list[dict]) -> list[dict]:
         same = judge["consistency"]
         views.append({
             "judge": name,
-            "heading": f"{name}: {judge['verdicts']} verdict(s) from {judge['requests']} request(s) in "
-                       f"{judge['judgings']} judging(s), {len(judge['failures'])} judge failure(s)",
-            "label": judge["label"] or "",
+            "heading": judge_heading(judge),
+            "label": judge_label(judge),
+            "judging": judge["judging"]["judging_id"],
+            "judging_note": judge["judging_note"],
+            "judging_choice": f"{name}: the judging the figures rest on",
+            "judgings": [[j["judging_id"], j["display"]] for j in judge["each_judging"]],
             "validation": judge["validation_note"],
-            "failures_label": f"{name}'s judge failures, never counted as ratings",
+            "precision": _precision(judge),
+            "failures_label": f"{name}'s judge failures in {judge['judging']['judging_id']}, never counted as ratings",
             "failure_columns": list(FAILURE_COLUMNS),
             "failures": [[f["call_id"], f["judging_id"], f["failure"].replace("_", " "), f["message"]]
                          for f in judge["failures"]],
@@ -86,10 +120,10 @@ def judge_tables(judges: list[dict]) -> list[dict]:
                 f"{own['own']['display']['kappa']}. On the others: agreement {own['others']['display']['agreement']}, "
                 f"kappa {own['others']['display']['kappa']}."),
             "consistency": same["note"] or (
-                f"Over {same['judgings']} judgings the overall verdict was the same every time on "
+                f"Over {counted(same['judgings'], 'judging')} the overall verdict was the same every time on "
                 f"{same['unchanged']['display']} answers. "
-                + " ".join(f"Judging {r['judging']} against the first: agreement "
-                           f"{r['overall']['display']['agreement']}, kappa {r['overall']['display']['kappa']}."
-                           for r in same["repeats"])),
+                + " ".join(f"Judging {r['judging']} against judging {same['against']}, the one the figures rest on: "
+                           f"agreement {r['overall']['display']['agreement']}, "
+                           f"kappa {r['overall']['display']['kappa']}." for r in same["repeats"])),
         })
     return views

@@ -7,7 +7,7 @@ the worker for the same values (DR-002).
 
 from __future__ import annotations
 
-from pyapp.core.formatting import fmt_count
+from pyapp.core.formatting import fmt_count, fmt_fixed
 from pyapp.evaluation.evalset import (
     EVAL_SET_VERSION,
     FIXED_SETS,
@@ -59,9 +59,11 @@ def evalset_page(set_version: str = EVAL_SET_VERSION, sets: CaseSets = FIXED_SET
 
 
 def judge_page() -> dict:
-    """What the page says about the model judge before Python starts: its instructions, their version, and the
-    number of answers it must be compared on before its verdicts lose the "not validated" label (DR-012)."""
-    from pyapp.evaluation.judge_agreement import VALIDATION_ANSWERS
+    """What the page says about the model judge before Python starts: its instructions, their version, and how
+    precisely it must be measured before its verdicts lose the "not validated" label (DR-012)."""
+    from pyapp.evaluation.judge_validation import HALF_WIDTH
+    from pyapp.evaluation.kappa import FEW_ANSWERS
     from pyapp.explanation.judge import JUDGE_PROMPT_VERSION, system_text
 
-    return {"version": JUDGE_PROMPT_VERSION, "instructions": system_text(), "threshold": VALIDATION_ANSWERS}
+    return {"version": JUDGE_PROMPT_VERSION, "instructions": system_text(),
+            "half_width": f"±{fmt_fixed(HALF_WIDTH, 2)}", "least_answers": FEW_ANSWERS}

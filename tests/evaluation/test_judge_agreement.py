@@ -1,22 +1,19 @@
-"""A model judge measured against people (DR-012): kappa against an independent computation, the threshold
-for "not validated", the three bias probes, and judge failures that are never counted."""
+"""A model judge measured against people (DR-012): kappa against an independent computation, the three bias
+probes, and judge failures that are never counted. When it is validated: test_judge_validation.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from eval_helpers import OTHER_SETTINGS, full_run, rating
+from eval_helpers import OTHER_SETTINGS, answer_for, call, full_run, rating
 from judge_design import JUDGE_MODEL, designed_log, judgement
 from kappa_reference import Z, agresti_se, sklearn_kappa
 from pyapp.evaluation.agreement import agreement_report
-from pyapp.evaluation.judge_agreement import (
-    CONSENSUS,
-    LENGTH_FLAG_POINTS,
-    NOT_VALIDATED,
-    VALIDATION_ANSWERS,
-    judge_name,
-)
-from pyapp.evaluation.kappa import cohen_kappa
+from pyapp.evaluation.evalset import FIXED_SETS
+from pyapp.evaluation.judge_agreement import judge_name
+from pyapp.evaluation.judge_probes import LENGTH_FLAG_POINTS, length_thirds
+from pyapp.evaluation.kappa import answers_for_half_width, cohen_kappa
+from pyapp.evaluation.rater_figures import CONSENSUS
 from pyapp.explanation.rubric import RUBRIC, overall_verdict
 
 JUDGE = judge_name(JUDGE_MODEL)
@@ -31,6 +28,13 @@ def table_of(pairs: list[tuple[bool, bool]]) -> list[list[int]]:
 def judged(entries: list[dict], design: dict, **overrides) -> list[dict]:
     return entries + [judgement(call_id, d["judge"], time=5000.0 + i, **overrides)
                       for i, (call_id, d) in enumerate(design.items())]
+
+
+def test_the_reference_tables_of_dr_012_need_these_many_answers_for_a_fifth():
+    even = cohen_kappa([[40, 10], [10, 40]])  # kappa 0.6 with even marginals
+    skewed = cohen_kappa([[75, 5], [5, 15]])  # kappa 0.69 with 80% yes
+    assert (round(even.half_width, 3), round(skewed.half_width, 3)) == (0.157, 0.180)
+    assert (answers_for_half_width(even, 0.2), answers_for_half_width(skewed, 0.2)) == (62, 82)
 
 
 def the_judge(report: dict) -> dict:
@@ -83,31 +87,6 @@ def test_the_judge_against_the_mechanical_grade():
     assert {d["case_id"] for d in grade["disagreements"]} == {"C02", "C03", "C04"}
 
 
-@pytest.mark.parametrize("compared, label", [(VALIDATION_ANSWERS - 1, NOT_VALIDATED), (VALIDATION_ANSWERS, None)])
-def test_not_validated_until_compared_with_people_on_enough_answers(compared, label):
-    entries = [e for r in range(5) for e in full_run(f"run-{r}", start=100.0 * r)]
-    calls = [e["id"] for e in entries]
-    entries += [rating(call_id, "Ann", time=1000.0 + i, answer=i % 3 != 0) for i, call_id in enumerate(calls)]
-    entries += [judgement(call_id, {**dict.fromkeys(RUBRIC.keys, True), "answer": i % 4 != 0})
-                for i, call_id in enumerate(calls[:compared])]
-    judge = the_judge(agreement_report(entries))
-    assert (judge["compared"], judge["label"], judge["validated"]) == (compared, label, label is None)
-    assert ("Not validated" in judge["validation_note"]) == (label is not None)
-
-
-def half_width(n: int, shares: tuple[float, float, float]) -> float:
-    cells = [round(share * n) for share in shares]
-    k = cohen_kappa([[cells[0], cells[1]], [cells[2], n - sum(cells)]])
-    return (k.high - k.low) / 2
-
-
-def test_the_threshold_is_where_both_reference_intervals_are_within_a_fifth():
-    even, skewed = (0.4, 0.1, 0.1), (0.75, 0.05, 0.05)  # kappa 0.6 with even marginals; 0.69 with 80% yes
-    assert round(half_width(VALIDATION_ANSWERS, even), 3) == 0.157
-    assert round(half_width(VALIDATION_ANSWERS, skewed), 3) == 0.180
-    assert half_width(80, skewed) > 0.2
-
-
 def test_a_judge_that_says_yes_to_every_long_answer_is_shown_by_the_length_probe():
     entries, design = designed_log()
     fair = the_judge(agreement_report(judged(entries, design)))["length"]
@@ -119,10 +98,53 @@ def test_a_judge_that_says_yes_to_every_long_answer_is_shown_by_the_length_probe
     assert longest["judge"]["rate"] == 1.0 and longest["people"]["rate"] < 1.0
     gap = [t["judge"]["rate"] - t["people"]["rate"] for t in biased["terciles"]]
     assert (gap[2] - gap[0]) * 100 >= LENGTH_FLAG_POINTS
-    sizes = [t["judge"]["n"] for t in biased["terciles"]]
-    assert sizes == [14, 13, 13]  # 40 answers: the first third takes the one left over
+    assert biased["note"].endswith(f"grows by {round((gap[2] - gap[0]) * 100, 1)} points from the shortest third to "
+                                   "the longest.")  # points, never a percentage
+    assert sum(t["judge"]["n"] for t in biased["terciles"]) == 40
     spans = [t["characters"] for t in biased["terciles"]]
-    assert spans[0][1] <= spans[1][0] and spans[1][1] <= spans[2][0]
+    assert spans[0][1] < spans[1][0] and spans[1][1] < spans[2][0]  # no length in two thirds
+
+
+def prose_log(lengths: list[int]) -> tuple[list[dict], list[str]]:
+    """Runs of the 20-case set whose answers' prose has the given lengths in characters, rated yes by Ann."""
+    entries = []
+    for i, length in enumerate(lengths):
+        prose = ("The search starts at the root in step 1." + " and so on" * 60)[:length]
+        entries.append(call(f"run-{i // 20}", FIXED_SETS.case_ids()[i % 20], time=100.0 * (i // 20) + i % 20,
+                            answer=answer_for(FIXED_SETS.case_ids()[i % 20], prose=prose)))
+    calls = [e["id"] for e in entries]
+    return entries + [rating(c, "Ann", time=1000.0 + i, answer=i % 2 == 0) for i, c in enumerate(calls)], calls
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["ids-ascending", "ids-descending"])
+def test_answers_of_equal_length_stay_in_one_third_whatever_their_call_ids(reverse):
+    lengths = [100] * 10 + [200] * 20 + [300] * 10
+    ids = [f"c{i:02d}" for i in range(40)]
+    thirds = length_thirds(list(zip(lengths, reversed(ids) if reverse else ids, strict=True)))
+    assert [sorted({length for length, _ in third}) for third in thirds] == [[100], [200], [300]]
+    assert [len(third) for third in thirds] == [10, 20, 10]
+    assert [len(third) for third in length_thirds([(n, f"c{n}") for n in range(40)])] == [14, 13, 13]  # no ties
+
+
+def test_a_tie_across_a_third_is_never_split_by_call_id_in_the_report():
+    entries, calls = prose_log([120] * 12 + [150] * 6 + [200] * 12 + [260] * 10)
+    entries += [judgement(c, dict.fromkeys(RUBRIC.keys, True)) for c in calls]
+    length = the_judge(agreement_report(entries))["length"]
+    # By rank alone the first third would end two answers into the 150s and the last start two into the 200s.
+    assert [t["characters"] for t in length["terciles"]] == [[120, 120], [150, 200], [260, 260]]
+    assert [t["judge"]["n"] for t in length["terciles"]] == [12, 18, 10]
+
+
+def test_lengths_too_alike_to_probe_are_said_so_and_never_flagged():
+    lengths = [157 + i % 3 for i in range(40)]  # 157 to 159 characters
+    entries, calls = prose_log(lengths)
+    by_length = dict(zip(calls, lengths, strict=True))
+    entries += [judgement(c, {**dict.fromkeys(RUBRIC.keys, True), "answer": by_length[c] == 159}) for c in calls]
+    length = the_judge(agreement_report(entries))["length"]
+    assert not length["flagged"] and length["too_alike"]
+    assert length["note"] == ("The answers' lengths are too alike to probe: the longest third starts at 159 "
+                              "characters, less than 1.2 times the 157 where the shortest third ends.")
+    assert [t["characters"] for t in length["terciles"]] == [[157, 157], [158, 158], [159, 159]]
 
 
 def test_answers_written_by_the_judges_own_model_are_flagged_and_measured_apart():
@@ -147,7 +169,7 @@ def test_judging_again_gives_the_judges_agreement_with_itself():
                 for i, (call_id, d) in enumerate(items)]
     report = the_judge(agreement_report(entries))
     same = report["consistency"]
-    assert same["judgings"] == 2 and report["judgings"] == 2
+    assert same["judgings"] == 2 and report["judgings"] == 2 and same["against"] == 1
     first = [overall_verdict(d["judge"]) for _, d in items]
     second = [overall_verdict({**d["judge"], "followable": not d["judge"]["followable"]})
               if call_id in flipped else overall_verdict(d["judge"]) for call_id, d in items]

@@ -144,8 +144,8 @@ def test_the_rating_queue_is_blind_to_grades_and_to_other_raters():
                      rating(first, "Ann", True, time=42.0)]
     items = rating_queue(rebuild(log).run("run-a"), log, "Ann")
     assert [i["case_id"] for i in items] == [f"C{n:02d}" for n in range(1, 21)]
-    assert set(items[0]) == {"call_id", "case_id", "search", "why_it_matters", "found", "explanation",
-                             "your_answers"}
+    assert set(items[0]) == {"run_id", "call_id", "case_id", "title", "search", "why_it_matters", "found",
+                             "explanation", "your_answers"}
     assert items[0]["your_answers"] == ALL_YES and all(i["your_answers"] is None for i in items[1:])
     shown = json.dumps(items)
     assert "grounded" not in shown and "Bo" not in shown and '"distance"' not in shown

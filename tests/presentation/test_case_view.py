@@ -9,7 +9,7 @@ import pytest
 
 from designed_logs import entries_for_the_matrix
 from eval_helpers import answer_for, call, full_run, rating
-from judge_design import judgement
+from judge_design import judgement, tabled_log
 from pyapp.evaluation.evalset import FIXED_SETS, case_facts
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.presentation.case_view import case_view, explorer_query
@@ -97,14 +97,12 @@ def test_a_judges_verdict_and_failure_on_the_answer_are_shown_beside_the_ratings
     assert case_view(built.run("x2"), "C16", entries)["judged"] == []
 
 
-def test_a_judge_compared_with_people_on_enough_answers_is_shown_without_the_label():
-    entries = [e for r in range(5) for e in full_run(f"run-{r}", start=100.0 * r)]
-    entries += [rating(e["id"], "Ann", time=1000.0 + i) for i, e in enumerate(entries)]
-    calls = [e for e in entries if e["type"] == "call"]
-    entries += [judgement(e["id"], dict.fromkeys(("pruning", "answer", "no_invention", "followable"), True))
-                for e in calls]
+@pytest.mark.parametrize(("table", "validated"), [([[90, 8], [7, 45]], True), ([[100, 0], [0, 0]], False)],
+                         ids=["kappa-0.8-on-150", "all-yes-on-100"])
+def test_a_judge_measured_precisely_enough_is_shown_without_the_label(table, validated):
+    entries = tabled_log(dict.fromkeys(("pruning", "answer", "no_invention", "followable"), table))
     built = rebuild(entries)
     (judged,) = case_view(built.run("run-0"), "C01", entries, lambda: built.runs)["judged"]
-    assert judged["validated"] and judged["text"].startswith("judge-test-1 (judge), judging-1 ")
-    (judged,) = case_view(built.run("run-0"), "C01", entries[:-1], lambda: built.runs)["judged"]
-    assert not judged["validated"]
+    assert judged["validated"] == validated
+    assert judged["text"].startswith("judge-test-1 (judge), judging-1 " if validated else
+                                     "judge-test-1 (judge) [not validated], judging-1 ")

@@ -10,10 +10,12 @@ HTTP, reply parsing, audit entry, log.
 from __future__ import annotations
 
 import json
+import math
 import random
+from collections.abc import Mapping
 from itertools import count
 
-from eval_helpers import answer_for, at, call, rating
+from eval_helpers import answer_for, at, call, full_run, rating
 from pyapp.auditlog.entries import judgement_entry
 from pyapp.evaluation.evalset import FIXED_SETS, case_search
 from pyapp.explanation.judge import Verdict, judge_prompt
@@ -115,3 +117,23 @@ def judgement(call_id: str, answers: dict[str, bool] | None, *, judging_id: str 
                            judging_id=judging_id, prompt=prompt, rubric_version=RUBRIC.version, settings=settings,
                            outcome=outcome, verdict=verdict)
 
+
+
+def tabled_log(tables: Mapping[str, list[list[int]]], *, judging_id: str = "judging-1") -> list[dict]:
+    """Runs of the 20-case set, with Ann's ratings and the judge's verdicts on their first n answers, such that on
+    each rubric question the judge (rows) against Ann (columns) gives exactly ``tables[question]``; n is a table's
+    total. Each question's cells are laid out from another answer, so the questions do not move together."""
+    n = sum(map(sum, next(iter(tables.values()))))
+    entries = [e for r in range(math.ceil(n / 20)) for e in full_run(f"run-{r}", start=100.0 * r)]
+    calls = [e["id"] for e in entries][:n]
+    judge: dict[str, dict[str, bool]] = {c: {} for c in calls}
+    person: dict[str, dict[str, bool]] = {c: {} for c in calls}
+    for index, key in enumerate(RUBRIC.keys):
+        (a, b), (c, d) = tables[key]
+        cells = [(True, True)] * a + [(True, False)] * b + [(False, True)] * c + [(False, False)] * d
+        shift = 7 * index % n
+        for call_id, (said, rated) in zip(calls, cells[shift:] + cells[:shift], strict=True):
+            judge[call_id][key], person[call_id][key] = said, rated
+    entries += [rating(c, "Ann", time=2000.0 + i, **person[c]) for i, c in enumerate(calls)]
+    entries += [judgement(c, judge[c], judging_id=judging_id, time=3000.0 + i) for i, c in enumerate(calls)]
+    return entries

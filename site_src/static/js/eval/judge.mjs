@@ -1,17 +1,51 @@
 // The model judge on the evaluation page (DR-012): the size of a judging before it starts, the judging asked
 // with the visitor's key, and each judge's figures as pyapp.presentation.judge_tables made them. Every string
 // shown is pyapp's or the provider's, placed as text.
-import { element, table } from "./dom.mjs";
+import { element, fillSelect, table } from "./dom.mjs";
+import { demo } from "./shell.mjs";
 
 const $ = (id) => document.getElementById(id);
 
-/** Append each judge's figures to `out`: the label, the tables against people and the grade, the probes. */
-export function showJudges(out, judges) {
+/** A judge's choice of the judging its figures rest on; `choose(judge, judgingId)` shows that judging's. */
+function judgingChoice(judge, choose) {
+  const id = `judging-of-${document.querySelectorAll(".judge-judging-choice").length}`;
+  const select = element("select", null, { id, class: "judge-judging-choice" });
+  fillSelect(select, judge.judgings);
+  select.value = judge.judging;
+  select.addEventListener("change", () => choose(judge.judge, select.value));
+  const label = element("label", judge.judging_choice, { for: id });
+  const part = element("p", null, { class: "actions" });
+  part.append(label, " ", select);
+  return part;
+}
+
+/** What rating would validate the judge soonest: per question, how precisely it is measured, and the answers to
+ * rate next, which `rateNext(judge, judgingId)` puts before the rater. */
+function precision(judge, rateNext) {
+  const { precision: p } = judge;
+  const part = element("div", null, { class: "judge-precision" });
+  part.append(table(p.label, p.columns, p.rows, { class: "judge-precision-table stack" }));
+  if (p.still_needed) part.append(element("p", p.still_needed, { class: "judge-still-needed" }));
+  if (p.rate_next) part.append(element("p", p.rate_next, { class: "judge-rate-next" }));
+  if (p.rate_button) {
+    const button = element("button", p.rate_button, { type: "button", class: "judge-rate-button" });
+    button.disabled = demo;  // rating writes to the log, which the demo's is not
+    button.addEventListener("click", () => rateNext(judge.judge, judge.judging));
+    part.append(button);
+  }
+  return part;
+}
+
+/** Append each judge's figures to `out`: the label, the judging they rest on, how precisely they are measured,
+ * the tables against people and the grade, the probes. */
+export function showJudges(out, judges, { choose, rateNext }) {
   for (const judge of judges) {
     const part = element("div", null, { class: "agreement-judge", "data-judge": judge.judge });
     const heading = element("h3", judge.heading);
     if (judge.label) heading.append(" ", element("span", judge.label, { class: "label-not-validated" }));
-    part.append(heading, element("p", judge.validation, { class: "judge-validation" }));
+    part.append(heading, element("p", judge.judging_note, { class: "judge-judging" }));
+    if (judge.judgings.length > 1) part.append(judgingChoice(judge, choose));
+    part.append(element("p", judge.validation, { class: "judge-validation" }), precision(judge, rateNext));
     if (judge.failures.length) {
       part.append(table(judge.failures_label, judge.failure_columns, judge.failures, { class: "judge-failures" }));
     }

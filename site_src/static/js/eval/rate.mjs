@@ -10,6 +10,7 @@ import { defineView } from "./shell.mjs";
 const $ = (id) => document.getElementById(id);
 let rubric = null;
 let rating = null; // { rater, items, index, answers, question }
+let chosenJudgings = {}; // judge -> the judging its figures rest on, when the visitor chose one
 
 function showRubric(r) {
   rubric = r;
@@ -32,8 +33,9 @@ function setBlind(blind) {
 
 function showRatingItem() {
   const item = rating.items[rating.index];
-  $("rating-case").textContent = `${item.case_id} (${rating.index + 1} of ${rating.items.length})`;
+  $("rating-case").textContent = `${item.title} (${rating.index + 1} of ${rating.items.length})`;
   $("rating-case").dataset.case = item.case_id;
+  $("rating-case").dataset.call = item.call_id;
   $("rating-search").textContent = `${item.search}. ${item.why_it_matters}`;
   $("rating-found").textContent = `The search found: ${item.found}.`;
   $("rating-explanation").textContent = item.explanation;
@@ -102,10 +104,27 @@ async function startRating() {
         ? `You have rated every counted answer of ${runId}.` : `${runId} has no counted answer to rate.`;
       return;
     }
-    rating = { rater, items, index: 0, answers: {}, question: 0 };
-    setBlind(true);
-    $("rating-status").textContent = `Rating ${items.length} answers of ${runId} as ${rater}.`;
-    showRatingItem();
+    beginRating(rater, items, `Rating ${items.length} answers of ${runId} as ${rater}.`);
+  } catch (error) {
+    $("rating-status").textContent = error.message;
+  }
+}
+
+function beginRating(rater, items, status) {
+  rating = { rater, items, index: 0, answers: {}, question: 0 };
+  setBlind(true);
+  $("rating-status").textContent = status;
+  showRatingItem();
+}
+
+// The answers a judge judged that no person has rated, in the order likely to validate it soonest (DR-012); the
+// rater sees them as any other, without the judge's verdicts.
+async function rateForJudge(judge, judging) {
+  const rater = $("rater-name").value.trim();
+  try {
+    const queue = await python.call("judge_rating_queue", { judge, judging, rater });
+    if (queue.items.length) beginRating(rater, queue.items, queue.status);
+    else $("rating-status").textContent = queue.status;
   } catch (error) {
     $("rating-status").textContent = error.message;
   }
@@ -132,12 +151,17 @@ function showAgreement(view) {
       : element("p", rater.none_differ));
     out.append(part);
   }
-  showJudges(out, view.judges);
+  showJudges(out, view.judges, { choose: chooseJudging, rateNext: rateForJudge });
+}
+
+function chooseJudging(judge, judging) {
+  chosenJudgings[judge] = judging;
+  void agreement();
 }
 
 async function agreement() {
   try {
-    const figures = await python.call("agreement");
+    const figures = await python.call("agreement", { judgings: Object.values(chosenJudgings) });
     showAgreement(figures.tables);
     $("agreement-text").textContent = figures.text;
   } catch (error) {
@@ -152,6 +176,7 @@ const judging = setupJudge({ python, readSettings, readKey, price, afterJudging:
 } });
 
 onLog(async ({ overview }) => {
+  chosenJudgings = {};  // a judging chosen before may be gone from the log now
   const runs = overview.runs.map((r) => [r.run_id, `${r.label} · ${modelOf(r)}${r.set_note}`]);
   fillSelect($("rate-run"), runs);
   fillSelect($("judge-run"), [["", "every run"], ...runs]);

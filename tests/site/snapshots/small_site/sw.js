@@ -4,25 +4,25 @@
 "use strict";
 
 const FILES = {
- "ai-eval/index.html": "7fb04fe530b4",
+ "ai-eval/index.html": "3679a8a393f5",
  "app/small_site-0.1-py3-none-any.whl": "7429e83d59a0",
- "decisions/DR-001/index.html": "7cf6d362b7a2",
- "decisions/DR-002/index.html": "50623d146eec",
+ "decisions/DR-001/index.html": "05ebcf690011",
+ "decisions/DR-002/index.html": "ec6a3a55d330",
  "decisions/feed.xml": "cac584946cdd",
- "decisions/index.html": "48d6eba363b5",
+ "decisions/index.html": "3dbc6442451c",
  "decisions/src/DR-001-first.md": "f4ecfbb8f70b",
  "decisions/src/DR-002-second.md": "5f3e0cf1f76a",
- "experiments/index.html": "d90d2977424b",
- "explorer/index.html": "57ef376f20b1",
- "index.html": "89c36f274c80",
+ "experiments/index.html": "0f435a035963",
+ "explorer/index.html": "6e785884a423",
+ "index.html": "ef02e14adab6",
  "pyodide/0.0.1/pyodide-lock.json": "91cd3bc2321f",
  "pyodide/0.0.1/pyodide.asm.mjs": "56343b130bf7",
  "pyodide/0.0.1/pyodide.asm.wasm": "9022a4e37cb3",
  "pyodide/0.0.1/pyodide.mjs": "381569709b41",
- "static/css/site.css": "dccee869b296",
+ "static/css/site.css": "4f8193f7e066",
  "static/js/start.js": "f0d5bdc1d2f5"
 };
-const VERSION = "8c12bf036d92";
+const VERSION = "77dd14217104";
 const ROOT = new URL("./", self.location.href).href; // sw.js sits at the site's root
 // One cache per version and per site: two copies of the site on one host keep their own.
 const PREFIX = `kd-tree-explorer ${ROOT} `;
