@@ -79,6 +79,7 @@ bench: $(VENV)/.bench-deps node_modules/.package-lock.json chromium nginx engine
 	$(PY) bench/bench_stats.py
 	$(PY) bench/bench_agreement.py
 	$(PY) bench/bench_import.py --runs 5
+	$(PY) bench/bench_cli_scale.py --repeats 3
 	$(PY) bench/bench_lighthouse.py --runs 3
 	$(PY) bench/bench_lighthouse.py --runs 3 --preset desktop
 	$(PY) bench/bench_experiment.py

@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         api_key_from(args.key_env, settings.provider)  # a missing key is said before the log is read
-    log = LogFile(args.log)  # read whole, and checked that it can be written, before anything is asked
+    log = LogFile(args.log)  # checked that it can be appended to before anything is asked; read when needed
     if settings is None:
         built = rebuild(log.entries)
         args.continue_run = run_ids_named(list(built), [args.continue_run])[0]  # the short forms too
@@ -145,7 +145,6 @@ def _ask(args: argparse.Namespace, settings: Settings, log, runs: int, set_versi
 
     print(f"before: {size['display']}", flush=True)
     started: list[str] = []
-    logged = len(log.entries)  # what this call adds comes after
     try:
         results = asyncio.run(run_set(settings, log.key, log, runs,
                                       lambda text: print(text, file=sys.stderr, flush=True),
@@ -163,7 +162,7 @@ def _ask(args: argparse.Namespace, settings: Settings, log, runs: int, set_versi
     for result in results:
         if result["stopped"] is None:
             print(result["message"])
-    print(f"after: {_usage_line(args, log, [r['run_id'] for r in results], logged)}")
+    print(f"after: {_usage_line(args, log, [r['run_id'] for r in results])}")
     stopped = [r for r in results if r["stopped"] is not None]
     for result in stopped:  # last, so the reason a run stopped is the last thing said
         print(result["message"])
@@ -175,9 +174,9 @@ def _ask(args: argparse.Namespace, settings: Settings, log, runs: int, set_versi
     return exit_status.of_provider_error(failures[-1]) if failures else exit_status.OK
 
 
-def _usage_line(args: argparse.Namespace, log, run_ids: list[str], logged: int) -> str:
+def _usage_line(args: argparse.Namespace, log, run_ids: list[str]) -> str:
     """What the calls used: this call's, and for a continued run the whole run's too, each named."""
-    now = actual_usage(log.entries[logged:], run_ids, args.price_in, args.price_out)["display"]
+    now = actual_usage(log.appended, run_ids, args.price_in, args.price_out)["display"]
     if args.continue_run is None:
         return now
     whole = actual_usage(log.entries, run_ids, args.price_in, args.price_out)["display"]

@@ -84,40 +84,55 @@ class LogNotWritten(LocalIOError):
 
 
 class LogFile:
-    """A JSON-lines audit log: checked whole when opened, and that it can be written, then appended to a line
-    per entry."""
+    """A JSON-lines audit log, appended to a line per entry.
+
+    Opening it checks what appending needs, from the file's bytes alone: that it can be written, that it is
+    a log (its first line an entry) and that its last line is whole. Its entries are parsed and checked, as
+    an import is, only when first asked for (:attr:`entries`): a new run of a fixed set never asks, so its
+    first call does not wait for a long log to be read (DR-008).
+    """
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.key: str | None = None  # the API key of the run, which no line may hold
-        self.entries = self._read()
+        self.appended: list[dict] = []  # the entries this process wrote, in order
+        self._entries: list[dict] | None = None
+        self._check()
         check_writable(path)
 
-    def _read(self) -> list[dict]:
+    def _bytes(self) -> bytes:
         try:
             with open(self.path, "rb") as handle:
-                data = handle.read()
+                return handle.read()
         except FileNotFoundError:
-            return []
+            return b""
         except OSError as exc:
             raise ValueError(f"cannot read {self.path}: {exc.strerror}") from None
-        if not data.strip():
-            return []
+
+    def _check(self) -> None:
+        data = self._bytes()
+        if data.isspace() or not data:  # isspace stops at the first other byte; strip would copy the log
+            return
         try:
             check_log_end(self.path, data, appending=True)  # a last line a write left unfinished, said as such
         except ImportFileError as exc:
             raise ValueError(f"{self.path} cannot be appended to: {exc}") from None
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            text = ""
-        if not is_log(text) or not text.endswith("\n"):
+        first = data[:data.find(b"\n") + 1 or len(data)].decode("utf-8-sig", errors="replace")
+        if not is_log(first) or not data.endswith(b"\n"):
             raise ValueError(f"{self.path} is not a log written by run (one entry a line, each ended by a line "
                              "break); give the name of a new file or of such a log")
-        try:
-            return parse_import(text)
-        except ImportFileError as exc:
-            raise ValueError(f"{self.path} cannot be appended to: {exc}") from None
+
+    @property
+    def entries(self) -> list[dict]:
+        """Every entry of the log, parsed and checked as an import is when first asked for, then kept with what
+        this process appends."""
+        if self._entries is None:
+            data = self._bytes()
+            try:
+                self._entries = [] if data.isspace() or not data else parse_import(data)
+            except ImportFileError as exc:
+                raise ValueError(f"{self.path} cannot be appended to: {exc}") from None
+        return self._entries
 
     async def append(self, entries: list[dict]) -> None:
         """Append ``entries``, each a line, written and synced before this returns (the runner's ``append``)."""
@@ -137,7 +152,9 @@ class LogFile:
                 f"cannot write {self.path}: {exc.strerror or exc}. The run stopped. What could not be written is "
                 f"on standard error above, one JSON line an entry: keep it in a file and add it to the log with "
                 f"python -m pyapp run --recover FILE --log {self.path}") from None
-        self.entries.extend(entries)
+        self.appended.extend(entries)
+        if self._entries is not None:
+            self._entries.extend(entries)
 
     def recover(self, path: str) -> tuple[int, int]:
         """Append the entries that standard error kept in file ``path`` (its other lines are skipped);

@@ -75,9 +75,13 @@ _BOUNDED_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_
                                     object_pairs_hook=_unique_keys)
 
 
-def loads(text: str, max_depth: int = MAX_DEPTH) -> object:
-    """Parse ``text`` strictly; ``json.JSONDecodeError`` for bad syntax, ``ValueError`` otherwise."""
-    if nesting_exceeds(text, max_depth):
+def loads(text: str, max_depth: int | None = MAX_DEPTH) -> object:
+    """Parse ``text`` strictly; ``json.JSONDecodeError`` for bad syntax, ``ValueError`` otherwise.
+
+    ``max_depth`` None: the caller has bounded the nesting already, with :func:`nesting_exceeds` over a
+    text that holds this one from its start or after whole JSON texts (the lines of a log before it).
+    """
+    if max_depth is not None and nesting_exceeds(text, max_depth):
         raise TooDeep(f"it nests lists or objects more than {max_depth} levels deep")
     if not isinstance(text, str) or text.startswith("\ufeff"):  # what json.loads says about those
         return json.loads(text, parse_constant=_reject_constant, parse_int=_bounded_int,

@@ -192,6 +192,8 @@ def is_log(text: str) -> bool:
 
 
 def _log_entries(text: str) -> list:
+    """The entries of log ``text``, whose nesting :func:`parse_import` has bounded: each line is parsed after
+    whole ones only (the first that is not stops the reading), so no line nests deeper than the text does."""
     lines = [(number, line) for number, line in enumerate(text.split("\n"), 1) if line.strip()]
     if len(lines) > MAX_IMPORT_ENTRIES:
         raise ImportFileError(
@@ -201,7 +203,7 @@ def _log_entries(text: str) -> list:
     entries = []
     for position, (number, line) in enumerate(lines):
         try:
-            entries.append(strict_json.loads(line, MAX_IMPORT_DEPTH))
+            entries.append(strict_json.loads(line, max_depth=None))
         except json.JSONDecodeError as exc:
             if position == len(lines) - 1 and exc.pos >= len(line.rstrip()):
                 raise ImportFileError(
@@ -218,8 +220,9 @@ def _log_entries(text: str) -> list:
 
 
 def _load(text: str) -> object:
+    """The export ``text``, parsed; :func:`parse_import` has bounded its nesting."""
     try:
-        return strict_json.loads(text, MAX_IMPORT_DEPTH)
+        return strict_json.loads(text, max_depth=None)
     except json.JSONDecodeError as exc:
         # The text ran out inside a value, or inside a string (JSON strings cannot hold a raw line break).
         if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):

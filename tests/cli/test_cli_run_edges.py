@@ -8,7 +8,7 @@ import json
 import pytest
 
 from cli_run import main_in_thread, run_cli
-from eval_helpers import at
+from eval_helpers import at, full_run
 from fake_provider import FakeProvider, faithful_reply
 from pyapp.auditlog.entries import own_case_entry
 from pyapp.cli import exit_status
@@ -126,3 +126,19 @@ def test_run_asks_the_own_cases_the_log_holds(tmp_path, capsys):
     assert f"{tmp_path / 'empty.jsonl'} holds none of your own cases" in capsys.readouterr().err
     assert main_in_thread(run_args("http://127.0.0.1:9/v1", log, "--set", "own-0123abcd")) == 1
     assert "no set of your own cases named own-0123abcd in this log" in capsys.readouterr().err
+
+
+def test_a_new_run_does_not_read_the_log_it_appends_to_and_a_continued_run_does(tmp_path, capsys):
+    # A new run of a fixed set needs nothing the log holds, so a long log does not hold up its first call
+    # (DR-008); a bad line inside the log is found by whatever reads it, with its number.
+    log = tmp_path / "runs.jsonl"
+    lines = [log_line(e) for e in full_run("run-1")]
+    lines[2] = lines[2].replace('"type":"call"', '"type" "call"')
+    log.write_text("".join(lines), "utf-8")
+    with FakeProvider() as fake:
+        assert main_in_thread(run_args(fake.base_url, log)) == 0
+        assert len(fake.requests("POST")) == 20
+        capsys.readouterr()
+        assert main_in_thread(["run", "--continue", "run-1", "--log", str(log)]) == 1
+        assert len(fake.requests("POST")) == 20
+    assert "cannot be appended to: Line 3 of the log is not valid JSON" in capsys.readouterr().err

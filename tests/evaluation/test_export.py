@@ -236,3 +236,11 @@ def test_explorer_export_holds_the_explorer_calls_and_their_decisions_only(log):
     assert [(e["type"], e.get("run_id"), e.get("note")) for e in exported] == [
         ("call", None, None), ("decision", None, "explorer call")]
     assert parse_import(export_json(log, explorer=True)) == exported
+
+
+def test_a_log_line_nested_deep_is_refused_before_any_line_is_parsed():
+    first = export.log_line(full_run("run-a")[0])
+    for deep in ('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}\n", "]]]]]]]]]]\n" + "[" * 100_000 + "\n"):
+        with pytest.raises(ImportFileError) as refused:
+            parse_import(first + deep)
+        assert "more than 8 deep" in str(refused.value) or "not valid JSON" in str(refused.value)
