@@ -7,6 +7,7 @@ line rest on the same figures.
 
 from __future__ import annotations
 
+from pyapp.core.formatting import counted
 from pyapp.presentation.judge_tables import judge_tables
 
 QUESTION_COLUMNS = ("Question", "Agreement", "Kappa (95% interval)", "n")
@@ -26,7 +27,7 @@ def _notes(labelled: list[tuple[str, dict]]) -> list[str]:
 def agreement_tables(report: dict) -> dict:
     """The page's view of ``report``: a sentence on who rated, one table per pair, three per rater."""
     raters = report["raters"]
-    who = (f"{report['ratings']} rating(s) of counted answers by {len(raters)} rater(s)"
+    who = (f"{counted(report['ratings'], 'rating')} of counted answers by {counted(len(raters), 'rater')}"
            + (f" ({', '.join(raters)})" if raters else "")
            + f"; {report['left_out']} left out (not on a counted answer of a run).")
     pairs = []
@@ -34,7 +35,7 @@ def agreement_tables(report: dict) -> dict:
         a, b = pair["raters"]
         labelled = [(q["text"], q) for q in pair["questions"]] + [("Overall verdict", pair["overall"])]
         pairs.append({
-            "heading": f"{a} and {b}: {pair['n']} answer(s) rated by both",
+            "heading": f"{a} and {b}: {counted(pair['n'], 'answer')} rated by both",
             "label": f"Agreement of {a} and {b} per question",
             "columns": list(QUESTION_COLUMNS),
             "rows": [_row(label, figure) for label, figure in labelled],
@@ -46,7 +47,7 @@ def agreement_tables(report: dict) -> dict:
         (pg, pn), (fg, fn) = figure["table"]
         shown = figure["display"]
         versus.append({
-            "heading": f"{rater}: rubric verdict against the mechanical grade, {figure['n']} answer(s)",
+            "heading": f"{rater}: rubric verdict against the mechanical grade, {counted(figure['n'], 'answer')}",
             "label": f"{rater}'s verdicts against the mechanical grade",
             "columns": list(VERSUS_COLUMNS),
             "rows": [["acceptable", str(pg), str(pn)], ["not acceptable", str(fg), str(fn)]],

@@ -25,7 +25,8 @@ def format_agreement_report(report: dict) -> str:
     lines = [f"rubric {rubric['version']}: {rubric['verdict_rule']}"]
     for number, q in enumerate(rubric["questions"], 1):
         lines.append(f"  {number}. {q['key']}: {q['text']}")
-    lines.append(f"{report['ratings']} rating(s) of counted answers by {len(report['raters'])} rater(s)"
+    lines.append(f"{counted(report['ratings'], 'rating')} of counted answers by "
+                 f"{counted(len(report['raters']), 'rater')}"
                  + (f" ({', '.join(report['raters'])})" if report["raters"] else "")
                  + f"; {report['left_out']} left out (not on a counted answer of a run).")
     if report["note"]:
@@ -33,14 +34,15 @@ def format_agreement_report(report: dict) -> str:
     for pair in report["pairs"]:
         a, b = pair["raters"]
         lines.append("")
-        lines.append(f"{a} and {b}: {pair['n']} answer(s) rated by both")
+        lines.append(f"{a} and {b}: {counted(pair['n'], 'answer')} rated by both")
         for q in pair["questions"]:
             lines.extend(_figure_lines(q["key"], q))
         lines.extend(_figure_lines("overall", pair["overall"]))
     for figure in report["versus_grade"]:
         (pg, pn), (fg, fn) = figure["table"]
         lines.append("")
-        lines.append(f"{figure['rater']}: rubric verdict against the mechanical grade, {figure['n']} answer(s)")
+        lines.append(f"{figure['rater']}: rubric verdict against the mechanical grade, "
+                     f"{counted(figure['n'], 'answer')}")
         lines.append(f"  {'':<16}{'grounded':>10}{'not grounded':>14}")
         lines.append(f"  {'acceptable':<16}{pg:>10}{pn:>14}")
         lines.append(f"  {'not acceptable':<16}{fg:>10}{fn:>14}")

@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 
 from pyapp.auditlog.rules import Rule, rule_verdict
+from pyapp.core.formatting import counted
 from pyapp.core.vocabulary import ANSWERED
 from pyapp.evaluation.baseline import baseline_of, baseline_table
 from pyapp.evaluation.baseline_checks import Edit, edits_of, unchecked_text
@@ -91,8 +92,8 @@ def accepted_text(edits: Sequence[Edit], unchecked: str | None) -> str | None:
 
 def format_diff_report(report: dict) -> str:
     """The command line's text for :func:`diff_report`'s dict."""
-    lines = [f"baseline: {len(report['baseline_runs'])} run(s) ({', '.join(report['baseline_runs'])}); "
-             f"now: {len(report['runs'])} run(s) ({', '.join(report['runs'])})"]
+    lines = [f"baseline: {counted(len(report['baseline_runs']), 'run')} ({', '.join(report['baseline_runs'])}); "
+             f"now: {counted(len(report['runs']), 'run')} ({', '.join(report['runs'])})"]
     if report["edited_text"]:
         lines.append(report["edited_text"])
     lines.extend(change["text"] for change in report["changed"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pyapp.core.formatting import counted
 from pyapp.core.vocabulary import Action
 from pyapp.evaluation.evalset import is_own_set
 from pyapp.evaluation.own_cases import set_label
@@ -37,7 +38,7 @@ def format_search(result: SearchResult) -> str:
     lines = [
         asked,
         f"tree: {stats['size']} points, depth {stats['depth']}, average depth {stats['average_depth']}",
-        f"result: {len(result.result)} point(s)",
+        f"result: {counted(len(result.result), 'point')}",
     ]
     for n in result.result:
         b = names.get(n.id)
@@ -64,7 +65,7 @@ def format_evalset(table: list[dict], summary: dict) -> str:
         cut = f"  cut to {row['steps_sent']}" if row["over_limit"] else ""
         lines.append(
             f"{row['case_id']}  {row['kind']:<13} {row['order']:<12} ({row['lon']:.7f}, {row['lat']:.7f})"
-            f"{radius}  {row['steps']} steps{cut}, {row['results']} result(s)"
+            f"{radius}  {row['steps']} steps{cut}, {counted(row['results'], 'result')}"
         )
         lines.append(f"     {row['why_it_matters']}")
     lines.append(

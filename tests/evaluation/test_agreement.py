@@ -172,7 +172,7 @@ def test_one_rater_or_none_is_said_plainly():
     assert agreement_report(run)["note"] == "No counted answer has been rated yet."
     one = agreement_report(run + [rating(run[0]["id"], "Ann")])
     assert one["pairs"] == [] and one["note"].startswith("Only Ann has rated")
-    assert "1 rating(s) of counted answers by 1 rater(s) (Ann)" in format_agreement_report(one)
+    assert "1 rating of counted answers by 1 rater (Ann)" in format_agreement_report(one)
 
 
 def test_the_command_prints_the_report_of_an_export(tmp_path, capsys):
@@ -184,7 +184,7 @@ def test_the_command_prints_the_report_of_an_export(tmp_path, capsys):
         path.read_bytes()))))
     assert main(["agreement", str(path)]) == 0
     text = capsys.readouterr().out
-    assert "Ann and Bo: 20 answer(s) rated by both" in text
+    assert "Ann and Bo: 20 answers rated by both" in text
     assert "  pruning        agree 17/20 (85.0%), kappa 0.32 (95% CI -0.27 to 0.90)" in text
     assert "    run run-a C05 (call " in text and "): not acceptable, graded grounded" in text
     assert f"at least {FEW_ANSWERS}" in text

@@ -56,7 +56,7 @@ def test_two_raters_rate_a_run_blind_and_the_page_agrees_with_the_command_line(c
     page.wait_for_function("() => document.querySelector('#agreement-text').textContent.includes('rubric')")
     shown = page.text_content("#agreement-text")
     assert shown == cli_text("agreement", str(export_json(page, tmp_path))).rstrip("\n")
-    assert "Ann and Bo: 20 answer(s) rated by both" in shown
+    assert "Ann and Bo: 20 answers rated by both" in shown
     assert f"run {run_id} C05 (call " in shown  # Ann: acceptable, but the checks found C05 not grounded
 
 

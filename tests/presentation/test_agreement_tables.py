@@ -16,10 +16,10 @@ from pyapp.presentation.agreement_tables import agreement_tables
 
 def test_one_table_per_pair_with_agreement_kappa_and_n_per_question():
     view = agreement_tables(agreement_report(rated_log()))
-    assert view["who"] == "80 rating(s) of counted answers by 2 rater(s) (Ann, Bo); 0 left out (not on a counted " \
+    assert view["who"] == "80 ratings of counted answers by 2 raters (Ann, Bo); 0 left out (not on a counted " \
                           "answer of a run)."
     (pair,) = view["pairs"]
-    assert pair["heading"] == "Ann and Bo: 40 answer(s) rated by both"
+    assert pair["heading"] == "Ann and Bo: 40 answers rated by both"
     assert pair["columns"] == ["Question", "Agreement", "Kappa (95% interval)", "n"]
     rows = {row[0]: row[1:] for row in pair["rows"]}
     assert rows["Does it invent no step?"] == ["40/40 (100.0%)", "undefined", "40"]
