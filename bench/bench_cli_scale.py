@@ -24,10 +24,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(HERE), str(ROOT / "tests"), str(ROOT / "tests" / "support"), str(ROOT)]
 
-from bench_rebuild import synthetic_log  # noqa: E402
 from fake_provider import FakeProvider  # noqa: E402
 from pyapp.evaluation.export import log_line  # noqa: E402
 from stats_util import summary  # noqa: E402
+from synthetic_logs import synthetic_log  # noqa: E402
 
 # Runs a command of pyapp and says on standard error the most memory the process held (kB, Linux).
 PEAK = ("import resource, sys; from pyapp.cli.main import main; status = main(sys.argv[1:]); "

@@ -29,11 +29,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "support"), str(ROOT / "bench")]
 
-from bench_rebuild import synthetic_log  # noqa: E402
 from eval_helpers import full_run  # noqa: E402
 from pyapp.evaluation.evalset import FIXED_SETS  # noqa: E402
 from pyapp.evaluation.export import export_json  # noqa: E402
 from pyodide_harness import pyodide_available, run_in_node  # noqa: E402
+from synthetic_logs import synthetic_log  # noqa: E402
 
 REPEATED = ({"provider": "anthropic", "model": "claude-repeat", "max_tokens": 4000, "temperature": 0.0,
              "base_url": None},

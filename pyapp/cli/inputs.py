@@ -18,9 +18,11 @@ from pyapp.evaluation.evalset import (
     is_own_set,
 )
 from pyapp.evaluation.export import parse_import
-from pyapp.evaluation.log_end import unfinished_end
+from pyapp.evaluation.grader import Grader
+from pyapp.evaluation.log_end import UnfinishedEnd, unfinished_end
+from pyapp.evaluation.log_stream import CutOff, log_entries, opens_a_log
 from pyapp.evaluation.own_cases import OWN, own_cases_of
-from pyapp.evaluation.rebuild import rebuild
+from pyapp.evaluation.rebuild import RunIndex, rebuild
 from pyapp.evaluation.runs import Rebuilt, Run
 from pyapp.presentation.name_lookup import AmbiguousName, find_configuration, find_run
 from pyapp.presentation.run_names import log_names
@@ -117,21 +119,45 @@ def check_log_end(path: str, data: bytes, *, appending: bool = False) -> None:
     end = unfinished_end(data)
     if end is None or not (end.cut or appending):
         return
-    where = f"line {fmt_count(end.line)}, from byte {fmt_count(end.start)}"
     if not end.cut:
-        raise ValueError(f"{path} does not end with a line break: its last line ({where}) is a whole entry, but an "
-                         f"entry appended now would join it. Add the line break with: python -m pyapp repair {path}")
+        raise ValueError(f"{path} does not end with a line break: its last line ({_where(end)}) is a whole entry, "
+                         "but an entry appended now would join it. Add the line break with: python -m pyapp repair "
+                         f"{path}")
     before = data[:end.start]
     if before.strip():
         parse_import(before)
-    raise ValueError(f"{path} ends in a line cut off mid-write ({where})"
-                     + ("; every line before it is whole" if before.strip() else "")
-                     + f". Move the cut line to a file beside the log with: python -m pyapp repair {path}")
+    raise ValueError(_cut_off(path, end, whole_before=bool(before.strip())))
+
+
+def _where(end: UnfinishedEnd) -> str:
+    return f"line {fmt_count(end.line)}, from byte {fmt_count(end.start)}"
+
+
+def _cut_off(path: str, end: UnfinishedEnd, *, whole_before: bool) -> str:
+    return (f"{path} ends in a line cut off mid-write ({_where(end)})"
+            + ("; every line before it is whole" if whole_before else "")
+            + f". Move the cut line to a file beside the log with: python -m pyapp repair {path}")
 
 
 def read_runs(path: str) -> Rebuilt:
-    """The runs of an export file or a log, rebuilt as the page rebuilds them."""
-    return rebuild(read_entries(path), validated=True)
+    """The runs of an export file or a log, rebuilt as the page rebuilds them.
+
+    A log is read a line at a time and each answer graded as it is read, keeping its grade, not its text
+    (:mod:`pyapp.evaluation.log_stream`, ``RunIndex`` with ``lean``): memory grows with the log's runs, not
+    its answers (DR-008). An export, one JSON text, is read whole.
+    """
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    with handle:
+        if not opens_a_log(handle):
+            return rebuild(read_entries(path), validated=True)
+        index = RunIndex(Grader(remember=False), validated=True, lean=True)
+        try:
+            return index.add(log_entries(handle)).rebuilt()
+        except CutOff as cut:
+            raise ValueError(_cut_off(path, cut.end, whole_before=cut.entries_before > 0)) from None
 
 
 def run_ids_named(runs: Sequence[Run], names: Sequence[str]) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from pyapp.cli.inputs import UsageError, read_runs, run_ids_named
 from pyapp.presentation.case_matrix import case_matrix, format_case_matrix
@@ -49,14 +50,18 @@ def run(args: argparse.Namespace) -> int:
         grouped = configurations_report(runs)
         print(json.dumps(grouped) if args.json else format_configurations_report(grouped))
         return 0
-    reports = [run_report(r) for r in runs]
-    if args.json:
-        print(json.dumps(reports[0] if args.run_id else reports))
-    elif args.run_id:
-        print(format_run_report(reports[0]))
+    # Each run's report is printed as it is made, so a log of thousands of runs never holds them all.
+    if args.run_id:
+        report = run_report(runs[0])
+        print(json.dumps(report) if args.json else format_run_report(report))
+    elif args.json:
+        sys.stdout.write("[" + ", ".join(json.dumps(run_report(r)) for r in runs[:1]))
+        for r in runs[1:]:
+            sys.stdout.write(", " + json.dumps(run_report(r)))
+        sys.stdout.write("]\n")
     else:
         # Every run, then the runs grouped by configuration with the figures of repeats (DR-008).
-        texts = [format_run_report(r) for r in reports]
-        texts.append("runs by configuration:\n" + format_configurations_report(configurations_report(runs)))
-        print("\n\n".join(texts))
+        for r in runs:
+            sys.stdout.write(format_run_report(run_report(r)) + "\n\n")
+        print("runs by configuration:\n" + format_configurations_report(configurations_report(runs)))
     return 0

@@ -30,6 +30,7 @@ from pyapp.core import strict_json
 from pyapp.core.formatting import fmt_fixed
 from pyapp.core.jsontypes import hostile_values, is_int, shown
 from pyapp.core.vocabulary import CaseStatus, EntryType
+from pyapp.evaluation.entry_checks import ON_A_CALL, EntryChecks, ImportFileError
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, SET_VERSIONS, is_own_set
 from pyapp.evaluation.rebuild import rebuild
 
@@ -43,7 +44,6 @@ MAX_IMPORT_CHARS = 300_000_000
 MAX_IMPORT_ENTRIES = 200_000
 # An export nests four deep (file, entries, entry, settings); anything much deeper is hostile.
 MAX_IMPORT_DEPTH = 8
-MAX_PROBLEMS_SHOWN = 3
 # A log's first line is read alone to tell a log from an export; an entry is at most a few MB.
 MAX_LOG_LINE_PROBE = 8_000_000
 
@@ -53,17 +53,12 @@ CSV_COLUMNS = (
     "output_tokens", "answer_ms", "total_ms", "retries", "logged_outcome", "error", "counted_as",
     "graded_outcome", "failure", "failed_checks", "message", "answer",
 )
+TOO_DEEP = (f"The file nests lists or objects more than {MAX_IMPORT_DEPTH} deep, which an export never does; "
+            "nothing was imported.")
 UTF8_ONLY = ("The file is not UTF-8 text; an export is always UTF-8 (with or without a byte order mark). "
              "Nothing was imported.")
-# Entries that say something about an earlier call and belong wherever that call goes.
-_ON_A_CALL = (EntryType.DECISION, EntryType.RATING, EntryType.JUDGEMENT)
 # A spreadsheet runs a cell starting with one of these as a formula.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-class ImportFileError(ValueError):
-    """A file that cannot be imported; the message says why in words a visitor can act on, and that
-    nothing was imported, so the page and the command line show it as it is."""
 
 
 # --------------------------------------------------------------------------- export
@@ -93,7 +88,7 @@ def select_entries(entries: Iterable[dict], run_id: str | None = None, *, explor
     # The visitor's own cases go with every export: a run of an own set is rebuilt from them
     # (pyapp.evaluation.own_cases).
     return [e for e in valid if e["id"] in chosen or e["type"] == EntryType.OWN_CASE
-            or (e["type"] in _ON_A_CALL and e["call_id"] in calls)]
+            or (e["type"] in ON_A_CALL and e["call_id"] in calls)]
 
 
 def export_json(entries: Iterable[dict], run_id: str | None = None, *, explorer: bool = False) -> str:
@@ -200,20 +195,25 @@ def _log_entries(text: str) -> list:
             f"The log has {len(lines):,} entries; an import takes at most {MAX_IMPORT_ENTRIES:,}. "
             "Nothing was imported."
         )
-    entries = []
-    for position, (number, line) in enumerate(lines):
-        try:
-            entries.append(strict_json.loads(line, max_depth=None))
-        except json.JSONDecodeError as exc:
-            if position == len(lines) - 1 and exc.pos >= len(line.rstrip()):
-                raise ImportFileError(
-                    f"Line {number}, the last, is cut off (the log was written until it stopped, mid-entry), "
-                    "so nothing was imported. Remove that line to import the rest."
-                ) from None
-            raise _not_json(f"Line {number} of the log", f"{exc.msg} at column {exc.colno}") from None
-        except (ValueError, RecursionError) as exc:
-            raise _not_json(f"Line {number} of the log", shown(str(exc), 200)) from None
-    return entries
+    return [parse_log_line(number, line, last=position == len(lines) - 1)
+            for position, (number, line) in enumerate(lines)]
+
+
+def parse_log_line(number: int, line: str, *, last: bool) -> object:
+    """The JSON value of line ``number`` of a log, whose nesting the caller has bounded; ``ImportFileError``
+    naming the line when it is not JSON, and saying it was cut off mid-write when it is the ``last`` and stops
+    before its value ends."""
+    try:
+        return strict_json.loads(line, max_depth=None)
+    except json.JSONDecodeError as exc:
+        if last and exc.pos >= len(line.rstrip()):
+            raise ImportFileError(
+                f"Line {number}, the last, is cut off (the log was written until it stopped, mid-entry), "
+                "so nothing was imported. Remove that line to import the rest."
+            ) from None
+        raise _not_json(f"Line {number} of the log", f"{exc.msg} at column {exc.colno}") from None
+    except (ValueError, RecursionError) as exc:
+        raise _not_json(f"Line {number} of the log", shown(str(exc), 200)) from None
 
 
 # --------------------------------------------------------------------------- import
@@ -282,12 +282,6 @@ def _check_head(doc: object) -> list:
     return entries
 
 
-def _label(index: int, entry: object) -> str:
-    ident = entry.get("id") if isinstance(entry, dict) else None
-    shown = f" (id {ident})" if isinstance(ident, str) and valid_id(ident) else ""
-    return f"entry {index + 1}{shown}"
-
-
 def parse_import(text: str | bytes) -> list[dict]:
     """The entries of a JSON export or a JSON-lines log after full validation; ``ImportFileError`` if not.
 
@@ -301,7 +295,7 @@ def parse_import(text: str | bytes) -> list[dict]:
     """
     if isinstance(text, (bytes, bytearray)):
         if len(text) > MAX_IMPORT_CHARS:
-            raise ImportFileError(_too_big(len(text)))
+            raise ImportFileError(too_big(len(text)))
         # A JSON text never holds a NUL byte; UTF-16 and UTF-32 text of ASCII characters is full of them.
         if b"\x00" in text:
             raise ImportFileError(UTF8_ONLY)
@@ -312,61 +306,25 @@ def parse_import(text: str | bytes) -> list[dict]:
     if not isinstance(text, str):
         raise ImportFileError("The import needs the text of a JSON export; nothing was imported.")
     if len(text) > MAX_IMPORT_CHARS:
-        raise ImportFileError(_too_big(len(text)))
+        raise ImportFileError(too_big(len(text)))
     if not text.strip():
         raise ImportFileError("The file is empty; nothing was imported.")
     if strict_json.nesting_exceeds(text, MAX_IMPORT_DEPTH):
-        raise ImportFileError(
-            f"The file nests lists or objects more than {MAX_IMPORT_DEPTH} deep, which an export never does; "
-            "nothing was imported."
-        )
+        raise ImportFileError(TOO_DEEP)
     text = text.removeprefix("\ufeff")
     if is_log(text):
         entries, run_id = _log_entries(text), None
     else:
         doc = _load(text)
         entries, run_id = _check_head(doc), doc["run_id"]
-    bad, shown = 0, []
-    for index, entry in enumerate(entries):
-        problems = validate_entry(entry)
-        if problems:
-            bad += 1
-            if len(shown) < MAX_PROBLEMS_SHOWN:
-                shown.append(f"{_label(index, entry)}: {'; '.join(problems)}")
-    if bad:
-        raise ImportFileError(
-            f"{bad} of {len(entries)} entries are not valid audit entries, so nothing was imported. "
-            + " | ".join(shown)
-        )
-    seen: set[str] = set()
-    for index, entry in enumerate(entries):
-        if entry["id"] in seen:
-            raise ImportFileError(
-                f"{_label(index, entry)} repeats an id used earlier in the file; nothing was imported."
-            )
-        seen.add(entry["id"])
-    _check_one_run(run_id, entries)
+    checks = EntryChecks(run_id)
+    for entry in entries:
+        checks.take(entry)
+    checks.finish()
     return entries
 
 
-def _check_one_run(run_id: str | None, entries: list[dict]) -> None:
-    calls = {e["id"] for e in entries if e["type"] == EntryType.CALL}
-    for index, entry in enumerate(entries):
-        if entry["type"] in _ON_A_CALL:
-            if entry["call_id"] not in calls:
-                raise ImportFileError(
-                    f"{_label(index, entry)} is a {entry['type']} on a call that is not in the file; "
-                    "nothing was imported."
-                )
-        elif (entry["type"] not in (EntryType.PLAN, EntryType.OWN_CASE) and run_id is not None
-              and entry["run_id"] != run_id):
-            where = "outside any run" if entry["run_id"] is None else f"of run {entry['run_id']}"
-            raise ImportFileError(
-                f"{_label(index, entry)} is {where}, but the export holds run {run_id} only; nothing was imported."
-            )
-
-
-def _too_big(size: int) -> str:
+def too_big(size: int) -> str:
     return (f"The file is {size / 1e6:,.1f} MB; an import takes at most {MAX_IMPORT_CHARS / 1e6:,.0f} MB. "
             "Nothing was imported.")
 

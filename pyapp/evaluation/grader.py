@@ -38,11 +38,14 @@ class Grader:
 
     One grader may serve many rebuilds (the page keeps one for the worker's life:
     the set, its prompts and the data never change while it runs). ``grade`` is
-    the function that grades one answer; tests pass one of their own.
+    the function that grades one answer; tests pass one of their own. With ``remember`` False it keeps no
+    grade: its cache's keys are the answers' texts, which a reader of a long log that drops them after grading
+    (:class:`pyapp.evaluation.rebuild.RunIndex` with ``lean``) must not keep alive.
     """
 
-    def __init__(self, grade: Callable[[str, str, Facts], Grade] = grade_answer) -> None:
+    def __init__(self, grade: Callable[[str, str, Facts], Grade] = grade_answer, *, remember: bool = True) -> None:
         self._grade_answer = grade
+        self._remember = remember
         self._grades: dict[tuple[str, str, str], Grade] = {}
         # Outcome by (prompt hash, answer text, stop): of every grade made, and those a checkpoint kept.
         self._outcomes: dict[tuple[str, str, str], str] = {}
@@ -60,6 +63,10 @@ class Grader:
         if found is None:
             found = by_id[case.case_id] = case_prompt(case)
         return found
+
+    def prompt_hash(self, case: Case, version: str) -> str:
+        """The hash of today's prompt for ``case`` of set ``version``."""
+        return self._prompt(case, version).hash
 
     def stale_reason(self, entry: dict, run_set: str, sets: CaseSets) -> str | None:
         """Why an answered call of a run of set ``run_set`` is stale input (module doc, rule 2), or None.
@@ -93,6 +100,8 @@ class Grader:
                 found = self._grade_answer(answer, stop, case_facts(case))
             except Exception:  # noqa: BLE001 - one answer must never stop the page (DR-006)
                 found = Grade(Outcome.MODEL_FAILURE, ModelFailure.SCHEMA_MISMATCH, (), None, None, UNGRADABLE)
+            if not self._remember:
+                return found
             if len(self._grades) >= MAX_CACHED_GRADES:
                 self._grades.clear()  # bounds memory on huge logs; a later rebuild just grades again
             self._grades[key] = found

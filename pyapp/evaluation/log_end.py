@@ -54,7 +54,7 @@ def unfinished_end(data: bytes) -> UnfinishedEnd | None:
     # A log is told by its first line before the last is parsed, so an export on one long line is never parsed here.
     if not (_ENTRY_START.match(data, first) if only_line else is_log(_text(data[first:data.find(b"\n", first)]))):
         return None
-    whole = _is_whole_json(data[max(start, first):end])
+    whole = is_whole_json(data[max(start, first):end])
     if whole and only_line and not is_log(_text(data[first:end])):
         return None
     if whole and data.endswith(b"\n"):
@@ -62,7 +62,7 @@ def unfinished_end(data: bytes) -> UnfinishedEnd | None:
     return UnfinishedEnd(line=data.count(b"\n", 0, start) + 1, start=start, cut=not whole)
 
 
-def _is_whole_json(line: bytes) -> bool:
+def is_whole_json(line: bytes) -> bool:
     """False when ``line`` stops or breaks before its JSON text ends; a whole text refused for another reason
     (a key twice, too deep) is whole here, and its reader says what is wrong with it."""
     try:

@@ -3,7 +3,9 @@ a log, or kept up to date as entries are appended (:class:`RunIndex`, for the wo
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
+from dataclasses import replace
 
 from pyapp.auditlog.validation import validate_entry
 from pyapp.core.vocabulary import CaseStatus, EntryType, Outcome
@@ -11,6 +13,7 @@ from pyapp.evaluation.evalset import EVAL_SET_VERSION, CaseSets
 from pyapp.evaluation.grader import Grader
 from pyapp.evaluation.own_cases import OwnCases
 from pyapp.evaluation.runs import CallNote, CaseResult, Decision, Rebuilt, Run
+from pyapp.explanation.grading import Grade
 
 MAX_PROBLEMS_KEPT = 20
 
@@ -32,11 +35,20 @@ class RunIndex:
     A run is built when first asked for and kept until an entry of its own (or a
     verdict on one of its calls) arrives, so showing one run's detail builds that
     run alone, and a log read once need not be regrouped when entries are added.
+
+    With ``lean``, each call is kept as only what a run's figures read (:func:`_lean`): an answer is graded as
+    it arrives, when its case and today's prompt are known then, and only the grade is kept, without the
+    answer's text, claims or prose. The command line so reads a log of any length in memory that grows with
+    its runs, not its answers (DR-008); the grader should then be one that keeps no grades
+    (``Grader(remember=False)``).
     """
 
-    def __init__(self, grader: Grader, *, validated: bool = False) -> None:
+    def __init__(self, grader: Grader, *, validated: bool = False, lean: bool = False) -> None:
         self.grader = grader
         self.validated = validated
+        self.lean = lean
+        self._settings: dict[tuple, dict] = {}  # lean: one copy of each request's settings
+        self._shared: dict[object, object] = {}  # lean: one copy of each grade and check verdict
         self.skipped = 0
         self.run_calls = 0  # call entries that belong to a run
         self.problems: list[str] = []
@@ -91,9 +103,45 @@ class RunIndex:
             return
         if kind == EntryType.CALL:
             self.run_calls += 1
+        if self.lean:
+            entry = self._lean(entry)
         self._run_of_call[entry["id"]] = run_id
         self._by_run.setdefault(run_id, []).append((entry["time"], index, entry))
         self._built.pop(run_id, None)
+
+    def _lean(self, entry: dict) -> dict:
+        """What a run's figures read of a call or cancel ``entry``, its answer replaced by its grade (class doc)."""
+        call = entry["type"] == EntryType.CALL
+        read = (_CALL_READ + _FAILURE_READ if entry["outcome"] == Outcome.INFRA_FAILURE else _CALL_READ) if call \
+            else _CANCEL_READ
+        lean = {key: entry.get(key) for key in read}  # older calls lack model_reported (DR-008)
+        for key in _REPEATED:
+            value = lean.get(key)
+            if type(value) is str:
+                lean[key] = sys.intern(value)
+        if call:
+            lean["settings"] = self._settings.setdefault(_settings_key(entry["settings"]), entry["settings"])
+            answer = entry["answer"]
+            grade = None if answer is None else self._grade_now(entry, answer)
+            lean["answer"] = answer if grade is None else None
+            lean["grade"] = grade
+        return lean
+
+    def _grade_now(self, entry: dict, answer: str) -> Grade | None:
+        """The grade of ``answer`` if it can count (its case known and today's prompt the one it answered), or
+        None: its run then grades it, or finds it stale. Kept without the claims and prose no figure reads."""
+        if entry["outcome"] in (Outcome.INFRA_FAILURE, Outcome.CANCELLED):
+            return None
+        version = entry["eval_set_version"]
+        sets = self.own.sets
+        case = sets.by_id(version).get(entry["case_id"]) if sets.is_known(version) else None
+        if case is None or self.grader.prompt_hash(case, version) != entry["prompt_hash"]:
+            return None
+        grade = self.grader.grade(case, answer, entry["stop"], version)
+        shared = self._shared
+        checks = tuple(shared.setdefault(check, check) for check in grade.checks)
+        lean = replace(grade, checks=checks, claims=None, walkthrough=None)
+        return shared.setdefault(lean, lean)
 
     def run(self, run_id: str) -> Run:
         """One run, built from its own entries only."""
@@ -111,6 +159,17 @@ class RunIndex:
         """Every run, oldest first (by start, then id)."""
         runs = sorted((self.run(run_id) for run_id in self._by_run), key=lambda r: (r.started, r.run_id))
         return Rebuilt(tuple(runs), self.skipped, tuple(self.problems))
+
+
+# What a run's figures read of a call (of an infrastructure failure, also why it failed) or a cancel entry
+# (_build_run), and the texts that repeat from entry to entry, kept once.
+_CALL_READ = ("id", "type", "time", "case_id", "eval_set_version", "prompt_version", "prompt_hash", "settings",
+              "outcome", "stop", "input_tokens", "output_tokens", "answer_ms", "total_ms", "model_reported",
+              "system_fingerprint")
+_FAILURE_READ = ("status", "error", "message")
+_CANCEL_READ = ("id", "type", "time", "case_id", "call_id")
+_REPEATED = ("type", "case_id", "eval_set_version", "prompt_version", "prompt_hash", "outcome", "stop",
+             "model_reported", "system_fingerprint", "error")
 
 
 def _when(item: tuple[str, int, dict]) -> tuple[str, int]:
@@ -203,7 +262,7 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
             results.append(CaseResult(
                 case, CaseStatus.GRADED, e["id"], e["answer_ms"], e["total_ms"], e["outcome"], calls_here,
                 decision=decisions.get(e["id"]), answer=e["answer"], stop=e["stop"], grader=grader,
-                eval_set_version=run_set,
+                eval_set_version=run_set, given=e.get("grade"),
             ))
         elif case_id in pending:
             status, note = pending[case_id]

@@ -98,6 +98,7 @@ class CaseResult:
     stop: str | None = None
     grader: Grader | None = field(default=None, repr=False, compare=False)
     eval_set_version: str = EVAL_SET_VERSION
+    given: Grade | None = field(default=None, repr=False, compare=False)  # graded as the log was read (lean)
 
     @property
     def case_id(self) -> str:
@@ -106,6 +107,8 @@ class CaseResult:
     @property
     def grade(self) -> Grade | None:
         """Today's grade of the counted answer (None unless graded), by the grader of the rebuild."""
+        if self.given is not None:
+            return self.given
         if self.status != CaseStatus.GRADED or self.answer is None or self.stop is None or self.grader is None:
             return None
         return self.grader.grade(self.case, self.answer, self.stop, self.eval_set_version)
@@ -113,6 +116,8 @@ class CaseResult:
     @property
     def outcome(self) -> str | None:
         """Today's outcome of the counted answer: the grade's, or the one a log checkpoint kept for it."""
+        if self.given is not None:
+            return self.given.outcome
         if self.status != CaseStatus.GRADED or self.answer is None or self.stop is None or self.grader is None:
             return None
         return self.grader.outcome(self.case, self.answer, self.stop, self.eval_set_version)
