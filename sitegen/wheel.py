@@ -51,13 +51,18 @@ def build_wheel(root: Path) -> tuple[str, bytes]:
     return name, zip_wheel(files)
 
 
+# What the site's wheel of pyapp leaves out of the package definition.
+LEFT_OUT = ("sitegen/", "pyapp/bridges/")
+
+
 def wheel_contents(root: Path) -> tuple[str, dict[str, bytes]]:
     """The wheel's file name and every file it holds, by path inside it, in the order it holds them."""
     project = project_config(root)["project"]
     name, version = re.sub(r"[-_.]+", "_", project["name"]).lower(), project["version"]
     dist_info = f"{name}-{version}.dist-info"
-    # The generator is a package of the project too, for pip: it builds the site and never runs in it.
-    files = {path: data for path, data in package_files(root).items() if not path.startswith("sitegen/")}
+    # The generator is a package of the project too, for pip: it builds the site and never runs in it. The bridge
+    # to Inspect AI needs inspect_ai, which Pyodide cannot load, and nothing in the page uses it (DR-014).
+    files = {path: data for path, data in package_files(root).items() if not path.startswith(LEFT_OUT)}
     files[f"{dist_info}/METADATA"] = f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {version}\n".encode()
     files[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: build.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     record = [f"{path},sha256={_digest(data)},{len(data)}" for path, data in files.items()]

@@ -47,17 +47,20 @@ def after_restore() -> None:
     random.seed()
 
 
+_NOT_IN_THE_PAGE = ("pyapp.cli", "pyapp.bridges")
+
+
 def import_operation_modules() -> None:
     """Import every pyapp module an operation may import on its first call (DR-002).
 
-    That is every module but the command line's: the worker that makes the start-up snapshot calls
-    this before taking it, so a visit restored from it skips those imports. None of them touches
-    the browser when imported.
+    That is every module but the command line's and the bridges' (the site's wheel leaves the bridges out):
+    the worker that makes the start-up snapshot calls this before taking it, so a visit restored from it
+    skips those imports. None of them touches the browser when imported.
     """
     import pkgutil
 
     for layer in pkgutil.iter_modules(pyapp.__path__, "pyapp."):
-        if layer.ispkg and layer.name != "pyapp.cli":
+        if layer.ispkg and layer.name not in _NOT_IN_THE_PAGE:
             package = importlib.import_module(layer.name)
             for module in pkgutil.walk_packages(package.__path__, f"{layer.name}."):
                 importlib.import_module(module.name)

@@ -4,6 +4,7 @@ runs and configurations named on the command line, and the usage error argparse 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 from collections.abc import Sequence
 
@@ -101,6 +102,9 @@ def check_writable(path: str) -> None:
 
 def read_entries(path: str) -> list[dict]:
     """The entries of an export file or a log, through the same import checks as the page."""
+    inspected = _inspect_log_entries(path)
+    if inspected is not None:
+        return inspected
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -108,6 +112,23 @@ def read_entries(path: str) -> list[dict]:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
     check_log_end(path, data)
     return parse_import(data)
+
+
+def _inspect_log_entries(path: str) -> list[dict] | None:
+    """The entries of ``path`` when it is an Inspect log of the set's task or a folder of them (DR-014), else None.
+
+    The bridge is imported only here: the site's wheel leaves it out, and the command line runs from that
+    wheel too (DR-002).
+    """
+    if importlib.util.find_spec("pyapp.bridges") is None:
+        return None
+    from pyapp.bridges.inspect_names import is_inspect_log
+
+    if not is_inspect_log(path):
+        return None
+    from pyapp.bridges.inspect_read import inspect_entries
+
+    return inspect_entries(path)
 
 
 def check_log_end(path: str, data: bytes, *, appending: bool = False) -> None:
@@ -146,6 +167,9 @@ def read_runs(path: str) -> Rebuilt:
     (:mod:`pyapp.evaluation.log_stream`, ``RunIndex`` with ``lean``): memory grows with the log's runs, not
     its answers (DR-008). An export, one JSON text, is read whole.
     """
+    inspected = _inspect_log_entries(path)
+    if inspected is not None:
+        return rebuild(inspected, validated=True)
     try:
         handle = open(path, "rb")
     except OSError as exc:

@@ -20,6 +20,7 @@ from pyapp.cli import (
     evalset,
     exit_status,
     experiment,
+    export,
     judge,
     prompt,
     repair,
@@ -31,7 +32,7 @@ from pyapp.cli.inputs import UsageError
 from pyapp.core.collector import gc_paused
 
 # In the order ``--help`` lists them.
-COMMANDS = (trace, evalset, prompt, report, compare, agreement, experiment, baseline, diff, run, repair, judge)
+COMMANDS = (trace, evalset, prompt, report, compare, agreement, experiment, baseline, diff, export, run, repair, judge)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,7 +11,7 @@ from pathlib import Path
 from site_project import SMALL_PYPROJECT
 from sitegen import ROOT
 from sitegen.static import PYAPP_FOLDER
-from sitegen.wheel import build_wheel
+from sitegen.wheel import build_wheel, wheel_contents
 
 FILES = {
     "pyapp/__init__.py": True,
@@ -73,4 +73,13 @@ def test_site_ships_the_real_package_with_its_data(dist):
     # Each module precompiled by Pyodide's Python in place of its source (DR-002).
     assert {"pyapp/__init__.pyc", "pyapp/browser/__init__.pyc", "pyapp/explanation/answer_schema.json",
             "pyapp/kdtree/data/businesses.csv"} <= names
-    assert {p.relative_to(ROOT).as_posix() + "c" for p in (ROOT / "pyapp").rglob("*.py")} <= names
+    assert {p.relative_to(ROOT).as_posix() + "c" for p in (ROOT / "pyapp").rglob("*.py")
+            if p.parent.name != "bridges"} <= names
+    assert not any(name.startswith("pyapp/bridges/") for name in names)
+
+
+def test_site_wheel_leaves_out_the_bridge_to_inspect():
+    """pyapp.bridges needs inspect_ai, which never enters the page: the site's wheel has no module of it (DR-014)."""
+    files = wheel_contents(ROOT)[1]
+    assert "pyapp/cli/main.py" in files and "pyapp/evaluation/rebuild.py" in files
+    assert [path for path in files if "bridges" in path] == []
