@@ -71,3 +71,17 @@ def test_a_run_of_the_command_line_keeps_its_settings_and_never_its_key(terminal
         assert spec.model == "openai/fake-model" and spec.model_base_url.startswith("http://127.0.0.1:")
         assert (spec.model_generate_config.max_tokens, spec.model_generate_config.temperature) == (4000, 0.0)
     assert pyapp_json(capsys, "report", str(folder)) == pyapp_json(capsys, "report", str(log))
+
+
+def test_a_baseline_of_a_run_read_back_is_the_baseline_of_the_log_and_gates_alike(tmp_path, capsys):
+    log, folder = exported(tmp_path, capsys)
+    from_log, from_folder = tmp_path / "from-log.json", tmp_path / "from-folder.json"
+    for source, output in ((log, from_log), (folder, from_folder)):
+        status, _, err = pyapp(capsys, "baseline", str(source), "--run", "run-a-0001", "--output", str(output))
+        assert status == 0, err
+    assert pyapp(capsys, "baseline", str(folder), "--verify", str(from_log))[0] == 0
+    assert pyapp(capsys, "baseline", str(log), "--verify", str(from_folder))[0] == 0
+    diffs = [pyapp(capsys, "diff", str(from_log), str(source), "--run", "run-b-0002", "--json")
+             for source in (log, folder)]
+    assert diffs[0] == diffs[1]
+    assert diffs[0][0] in (0, 3)
