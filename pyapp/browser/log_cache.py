@@ -36,6 +36,9 @@ class LogCache:
         self.records = 0
         self.checkpointed = (0, 0)  # records and outcomes in the checkpoint last restored or kept
         self.index = None  # a pyapp.evaluation.rebuild.RunIndex, made on first use
+        # The stored texts' bytes as JSON lines, summed as they are read or appended (the storage line, DR-015);
+        # None after a checkpoint is restored, which keeps the entries but not their texts.
+        self.text_bytes: int | None = 0
 
     async def refresh(self) -> LogCache:
         from kdt_audit_store import readFrom
@@ -69,6 +72,7 @@ class LogCache:
         # pyapp may hold a str enum), but not checked again: pyapp built and checked them.
         entries = [json.loads(text) for text in texts]
         self.entries.extend(entries)
+        self._count_bytes(texts)
         if self.index is not None:
             self.index.add(entries)
         self.last = [seqs[-1], texts[-1]]
@@ -79,6 +83,7 @@ class LogCache:
         from pyapp.core import strict_json
         from pyapp.core.collector import gc_paused
 
+        self._count_bytes([row[1] for row in rows if isinstance(row[1], str)])
         added = []
         with gc_paused():  # thousands of small dicts and no cycles: the collector's passes only cost time
             for row in rows:
@@ -118,9 +123,15 @@ class LogCache:
             return
         self.entries, self.corrupt, self.last = checkpoint.entries, checkpoint.corrupt, checkpoint.last
         self.records = checkpoint.records
+        self.text_bytes = None
         grader().know(checkpoint.outcomes)
         self.checkpointed = (checkpoint.records, len(grader().outcomes()))
         mark("audit-log-restored", checkpoint.records)
+
+    def _count_bytes(self, texts: list[str]) -> None:
+        if self.text_bytes is not None:
+            # An ASCII text's length is its size in UTF-8, known without encoding it (str.isascii is a flag).
+            self.text_bytes += sum(len(text) if text.isascii() else len(text.encode()) for text in texts) + len(texts)
 
     def keep_when_due(self) -> None:
         """Keep a checkpoint of this read once it holds enough records or outcomes the last one did not.
@@ -174,16 +185,18 @@ def over_the_log(operation: Callable[..., Awaitable]) -> Callable[..., Awaitable
     return paused
 
 
-async def append_entries(entries: list[dict], while_stored: Callable[[], object] | None = None) -> None:
+async def append_entries(entries: list[dict], while_stored: Callable[[], object] | None = None,
+                         from_file: bool = False) -> None:
     """Append entries built and checked by pyapp to the audit log, in one write, and keep them as read.
 
     ``while_stored`` runs while the browser stores them (a thousand entries take it a few hundred ms):
-    work that must not count on the write, since the write may still fail.
+    work that must not count on the write, since the write may still fail. Entries ``from_file`` (an
+    import) are not offered as a download when the store refuses them: the visitor's file holds them.
     """
     from pyapp.evaluation.export import log_line
 
     texts = [log_line(entry).rstrip("\n") for entry in entries]
-    written = start_append(texts)
+    written = start_append(texts, from_file)
     try:
         if while_stored is not None:
             while_stored()

@@ -120,10 +120,11 @@ def emit(event: dict) -> None:
     post(json.dumps(event))
 
 
-def start_append(texts: list[str]) -> Awaitable[dict]:
+def start_append(texts: list[str], from_file: bool = False) -> Awaitable[dict]:
     """Hand entries' JSON texts to the IndexedDB audit log, which stores them in one transaction while
     Python goes on; await the result for the store's answer, ``{"seqs": [...], "count": records held
-    after}``. A failed write is an error the visitor sees."""
+    after}``. A failed write is an error the visitor sees. Entries the store refused that no kept file holds
+    are handed to the page to download, unless they come ``from_file`` the visitor has (DR-015)."""
     from kdt_audit_store import append
 
     promise = append(json.dumps(texts))  # the write is under way (audit-store.mjs)
@@ -133,9 +134,47 @@ def start_append(texts: list[str]) -> Awaitable[dict]:
             return json.loads(await promise)
         except Exception as exc:
             reason = str(exc).removeprefix("Error: ")
-            raise RuntimeError(
-                f"The audit log could not be written ({reason}); browser storage may be full or blocked. "
-                "Nothing was shown, so nothing unrecorded was used."
-            ) from None
+            refusal = _refusal(reason)
+            if refusal is not None and not refusal.get("kept") and not from_file:
+                from pyapp.presentation.storage_line import unstored_downloaded
+
+                emit({"type": "unstored", "lines": texts, "text": unstored_downloaded(len(texts))})
+            raise RuntimeError(unstored_sentence(reason, from_file)) from None
 
     return written()
+
+
+def _refusal(reason: str) -> dict | None:
+    """The store's rejection as ``log-keeping.mjs`` words it, ``{"error": ..., "kept": the kept file's name or
+    null}``, or None when it came from the store alone."""
+    try:
+        refusal = json.loads(reason)
+    except ValueError:
+        return None
+    return refusal if isinstance(refusal, dict) else None
+
+
+def unstored_sentence(reason: str, from_file: bool = False) -> str:
+    """What the visitor reads when the store refused entries. ``reason`` is the store's rejection: the browser's
+    error, or JSON from ``log-keeping.mjs``, which has written the entries to the kept file if there is one;
+    otherwise :func:`start_append` has handed them to the page as a download, unless they came ``from_file``
+    (an import), which is left as it was (DR-015)."""
+    refusal = _refusal(reason)
+    error = str(refusal.get("error", "")) if refusal is not None else reason
+    full = "QuotaExceededError" in error
+    if from_file:
+        said = ("this browser's storage for the site is full (QuotaExceededError)" if full
+                else f"the audit log could not be written ({error}); browser storage may be full or blocked")
+        return f"Nothing was imported: {said}. The file you imported is unchanged: import it again once there is room."
+    if full:
+        said = ("This browser's storage for the site is full (QuotaExceededError), so the audit log could not be "
+                "written.")
+    else:
+        said = f"The audit log could not be written ({error}); browser storage may be full or blocked."
+    if refusal is None:
+        return f"{said} Nothing was shown, so nothing unrecorded was used."
+    if refusal.get("kept"):
+        return (f"{said} The entries it could not store are in your file {refusal['kept']}: import that file "
+                "once there is room, and nothing is lost.")
+    return (f"{said} The entries it could not store were offered as a download: keep that file and import "
+            "it once there is room, and nothing is lost.")

@@ -185,7 +185,7 @@ def test_a_log_that_cannot_be_written_is_a_sentence_for_the_visitor(worker):
     worker.store_error = Exception("Error: QuotaExceededError")
     shown = handle("explain", search=SEARCH, settings=SETTINGS.to_dict(), api_key=KEY)
     assert shown == {"ok": False, "error": (
-        "The audit log could not be written (QuotaExceededError); browser storage may be full or blocked. "
+        "This browser's storage for the site is full (QuotaExceededError), so the audit log could not be written. "
         "Nothing was shown, so nothing unrecorded was used.")}
 
 

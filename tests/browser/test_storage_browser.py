@@ -38,6 +38,6 @@ def test_full_storage_stops_the_run_with_a_clear_message(context, site):
     page = open_eval(context, site)
     page.click("#start-run")
     status = wait_run_end(page)
-    assert "The audit log could not be written" in status
+    assert "storage for the site is full (QuotaExceededError), so the audit log could not be written" in status
     assert fake.asked == ["C01"], "the run stops at the first call it cannot record"
     assert page.evaluate(DUMP_DB) == []

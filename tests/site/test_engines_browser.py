@@ -255,6 +255,51 @@ def test_the_start_an_import_the_matrix_and_a_case_read_alike_and_the_address_re
     assert page.attribute("#step-caption", "data-step") == "2" and "step=2" in page.evaluate("() => location.search")
 
 
+# Downloads recorded in the page instead of saved: each link's file name and its blob's text (DR-015).
+CAPTURE_DOWNLOADS = """() => {
+  window.downloads = [];
+  const blobs = new Map();
+  const make = URL.createObjectURL;
+  URL.createObjectURL = (blob) => { const url = make(blob); blobs.set(url, blob); return url; };
+  HTMLAnchorElement.prototype.click = function () {
+    const name = this.download;
+    blobs.get(this.href).text().then((text) => window.downloads.push({ name, text }));
+  };
+}"""
+
+
+def test_a_finished_run_offers_its_entries_in_one_click_and_they_import_back_as_duplicates(page, fresh_site):
+    with FakeProvider() as fake:
+        open_eval(page, fresh_site, fake)
+        line = page.text("#run-storage")
+        # Not persisted (WebKitGTK does not say): what the browser may delete is said, with the export beside it.
+        assert line.startswith("Your audit log: 0 entries, 0 bytes.") and "Persisted:" not in line, line
+        assert "deletes it at once" in line and "Export the log" in line
+        page.click("#start-run")
+        assert "has an answer for every case" in wait_run_end(page)
+    page.wait_for("section[data-view='results']:not([hidden]) #run-kept:not([hidden])")
+    assert page.text("#run-kept").startswith("This run is stored in this browser only.")
+    page.evaluate(CAPTURE_DOWNLOADS)
+    page.click("#download-run")
+    page.wait_for("body[data-eval-ready='true']")
+    for _ in range(50):
+        downloads = page.evaluate("() => window.downloads")
+        if downloads:
+            break
+        page.evaluate("() => new Promise((resolve) => setTimeout(resolve, 100))")
+    [download] = downloads
+    calls = logged_calls(page)
+    assert download["name"] == f"kd-explorer-{calls[0]['run_id']}.jsonl"
+    lines = [json.loads(line) for line in download["text"].splitlines()]
+    assert [e["id"] for e in lines if e["type"] == "call"] == [e["id"] for e in calls]
+    page.click(".view-nav a[data-view='data']")
+    page.wait_for("section[data-view='data']:not([hidden])")
+    assert page.text("#data-storage").startswith(f"Your audit log: {len(lines)} entries,")
+    page.evaluate(CHOOSE_FILE, ["#import-file", download["name"], download["text"]])
+    page.wait_for("#import-message[data-state='imported']")
+    assert page.text("#import-message") == f"Imported 0 entries ({len(lines)} were already here)."
+
+
 def test_second_window_is_refused_the_run_that_is_running(page, engine, fresh_site):
     release = threading.Event()
 

@@ -1,6 +1,7 @@
 // The append-only audit log in IndexedDB. Each function owns its transaction and
 // returns a Promise, because a transaction closes across a Python await (DR-002,
 // "Decision"). Entries are JSON strings built and checked by pyapp.
+import { alongside } from "./log-keeping.mjs";
 
 const DB_NAME = "kd-tree-explorer";
 const STORE = "audit";
@@ -43,7 +44,8 @@ function finished(transaction) {
  */
 export function append(textsJson) {
   const texts = JSON.parse(textsJson);
-  return opened ? appendTo(opened, texts) : database().then((db) => appendTo(db, texts));
+  // Also written to the visitor's kept file, if any; entries the store refuses are kept there or offered (DR-015).
+  return alongside(texts, opened ? appendTo(opened, texts) : database().then((db) => appendTo(db, texts)));
 }
 
 async function appendTo(db, texts) {

@@ -3,6 +3,7 @@
 import { loadPyodide, version as pyodideVersion } from "../../PYODIDE_FOLDER/pyodide.mjs";
 import * as auditStore from "./audit-store.mjs";
 import { demoStore } from "./demo-store.mjs";
+import * as logKeeping from "./log-keeping.mjs";
 import * as snapshots from "./snapshot-store.mjs";
 
 performance.mark("worker-evaluated");
@@ -165,6 +166,7 @@ async function boot({ pyapp, wheels, snapshot, demo }) {
   // The demo's workspace keeps nothing: its log is the build's, read into memory, and no read of it is kept.
   const keeps = !demo;
   pyodide.registerJsModule("kdt_audit_store", demo ? demoStore(demo) : auditStore);
+  pyodide.registerJsModule("kdt_log_keeping", logKeeping); // the visitor's kept file (DR-015)
   pyodide.registerJsModule("kdt_worker", {
     emit: (json) => self.postMessage({ type: "event", event: JSON.parse(json) }),
     cancel_requested: () => cancelRequested,

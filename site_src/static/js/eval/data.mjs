@@ -4,6 +4,7 @@ import { download } from "../ai-settings.mjs";
 import { fillSelect } from "./dom.mjs";
 import { log, modelOf, onLog, python, refresh } from "./log-state.mjs";
 import { defineView, go } from "./shell.mjs";
+import { noteExport } from "./storage-line.mjs";
 
 const $ = (id) => document.getElementById(id);
 
@@ -48,6 +49,7 @@ for (const format of ["json", "csv"]) {
     const runId = $("export-run").value || null;
     const text = await python.call("export_audit", { format, run_id: runId });
     download(`kd-explorer-${runId ?? "all-runs"}.${format}`, text, format === "json" ? "application/json" : "text/csv");
+    if (!runId) noteExport();
   });
 }
 $("export-baseline").addEventListener("click", async () => {

@@ -3,6 +3,7 @@
 import { applySettings, readKey, readSettings, setupSettings } from "../ai-settings.mjs";
 import { element, fillSelect } from "./dom.mjs";
 import { afterOpening, modelOf, onLog, price, python, refresh } from "./log-state.mjs";
+import { offerRuns } from "./kept-file.mjs";
 import { defineView, go } from "./shell.mjs";
 
 const $ = (id) => document.getElementById(id);
@@ -68,6 +69,7 @@ async function runAndShow(runId, count) {
       $("runs-message").textContent = `The runs could not be shown: ${error.message}`;
     }
   }
+  offerRuns(made);
   if (made.length) await go("results");
 }
 
