@@ -29,9 +29,12 @@ from pyapp.evaluation.export import log_line  # noqa: E402
 from stats_util import summary  # noqa: E402
 from synthetic_logs import synthetic_log  # noqa: E402
 
-# Runs a command of pyapp and says on standard error the most memory the process held (kB, Linux).
-PEAK = ("import resource, sys; from pyapp.cli.main import main; status = main(sys.argv[1:]); "
-        "print('peak', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(status)")
+# Runs a command of pyapp and says on standard error the most memory the process held (kB, Linux): VmHWM, the
+# peak of this program's own memory. Not ru_maxrss, which Linux carries over from before the exec, when the
+# forked child still held this benchmark's memory.
+PEAK = ("import re, sys; from pyapp.cli.main import main; status = main(sys.argv[1:]); "
+        "print('peak', re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read())[1], file=sys.stderr); "
+        "sys.exit(status)")
 
 
 def pyapp_at(commit: str, folder: Path) -> Path:
