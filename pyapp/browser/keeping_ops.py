@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from pyapp.browser import log_cache
+from pyapp.browser import log_cache, opening_view
 from pyapp.browser.dispatch import op
 from pyapp.browser.log_cache import over_the_log, read_entries
 
@@ -54,16 +54,19 @@ def is_log_of_this_site(kept: bytes) -> bool:
 async def storage_line(usage: int | None, quota: int | None, persisted: bool | None, last_export: str | None,
                        engine: str, kept_file: str | None) -> dict:
     """The storage line (``pyapp.presentation.storage_line``) with the records the store holds and their size
-    as JSON lines, which the log's read keeps summed."""
+    as JSON lines, which the log's read keeps summed; while nothing is read, from the kept opening view if the
+    log is as it was then, so opening a view with the line reads nothing more (DR-013)."""
     from pyapp.presentation.storage_line import StorageFacts
     from pyapp.presentation.storage_line import storage_line as line
 
-    log = await log_cache.LOG.refresh()
-    if log.text_bytes is None:  # started from a checkpoint, which keeps no texts: serialised once, then kept
-        log.text_bytes = len(lines_of(log.entries).encode())
-    return line(StorageFacts(entries=len(log.entries) + log.corrupt, entry_bytes=log.text_bytes, usage=usage,
-                             quota=quota, persisted=persisted, last_export=last_export, engine=engine,
-                             kept_file=kept_file))
+    size = None if log_cache.LOG.restored else await opening_view.VIEW.kept_size()  # nothing read yet
+    if size is None:
+        log = await log_cache.LOG.refresh()
+        if log.text_bytes is None:  # started from a checkpoint, which keeps no texts: serialised once, then kept
+            log.text_bytes = len(lines_of(log.entries).encode())
+        size = (len(log.entries) + log.corrupt, log.text_bytes)
+    return line(StorageFacts(entries=size[0], entry_bytes=size[1], usage=usage, quota=quota, persisted=persisted,
+                             last_export=last_export, engine=engine, kept_file=kept_file))
 
 
 @op

@@ -44,22 +44,37 @@ class OpeningView:
 
     async def kept_answer(self, key: str) -> object:
         """The kept answer to ``key`` if the store is still as it was when it was made, else ``NOT_KEPT``."""
+        from kdt_worker import mark
+
+        if not await self._current() or key not in self.kept["answers"]:
+            return NOT_KEPT
+        mark("audit-view-used", json.loads(key)[0])
+        return self.kept["answers"][key]
+
+    async def kept_size(self) -> tuple[int, int] | None:
+        """The records the store held and the bytes of their JSON lines when the view was kept, if the store is
+        still as it was then: the storage line (DR-015) drawn without reading the log."""
+        if not await self._current() or "size" not in self.kept:
+            return None
+        return tuple(self.kept["size"])
+
+    async def _current(self) -> bool:
+        """Whether a kept view exists and the store still ends with its last record and holds its count."""
         from kdt_audit_store import readFrom
-        from kdt_worker import kept_view, mark
+        from kdt_worker import kept_view
 
         if not self.looked:
             self.looked = True
             found = await kept_view()
             self.kept = _well_formed(found.to_bytes()) if found is not None else None
-        if self.kept is None or key not in self.kept["answers"]:
-            return NOT_KEPT
+        if self.kept is None:
+            return False
         last = self.kept["last"]
         store = json.loads(await readFrom(last[0]))
         if store["count"] != self.kept["records"] or store["rows"] != ([last] if last[0] else []):
             self.kept = None  # the log has changed since: this worker reads it from now on
-            return NOT_KEPT
-        mark("audit-view-used", json.loads(key)[0])
-        return self.kept["answers"][key]
+            return False
+        return True
 
     def note(self, key: str, answer: object) -> None:
         """Remember ``answer``, made from the log as the worker has just read it."""
@@ -89,6 +104,8 @@ class OpeningView:
 
         view = {"format": FORMAT, "records": log.records, "last": log.last,
                 "answers": {key: self.made[key] for key in wanted}}
+        if log.text_bytes is not None:
+            view["size"] = [len(log.entries) + log.corrupt, log.text_bytes]
         keep_view(to_js(json.dumps(view).encode("utf-8")))
         self.kept_at = self.made_at
 
@@ -104,6 +121,10 @@ def _well_formed(data: bytes) -> dict | None:
     records, last = view.get("records"), view.get("last")
     if not (type(records) is int and records >= 0 and isinstance(last, list) and len(last) == 2
             and type(last[0]) is int and last[0] >= 0 and (last[1] is None or isinstance(last[1], str))):
+        return None
+    size = view.get("size")
+    if size is not None and not (isinstance(size, list) and len(size) == 2
+                                 and all(type(n) is int and n >= 0 for n in size)):
         return None
     return view
 

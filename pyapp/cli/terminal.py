@@ -26,6 +26,7 @@ from pyapp.cli.exit_status import LocalIOError
 from pyapp.cli.inputs import check_log_end, check_writable
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, FIXED_SETS, CaseSets
 from pyapp.evaluation.export import ImportFileError, is_log, log_line, parse_import
+from pyapp.evaluation.log_end import ends_whole
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.evaluation.runs import Run
 from pyapp.providers.client import DEFAULT_POLICY, HttpResponse, NetworkError, RetryPolicy, TimedOut
@@ -110,6 +111,14 @@ class LogFile:
             raise ValueError(f"cannot read {self.path}: {exc.strerror}") from None
 
     def _check(self) -> None:
+        try:
+            with open(self.path, "rb") as handle:
+                if ends_whole(handle):  # its first and last lines say all is well: the rest is not read (DR-008)
+                    return
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise ValueError(f"cannot read {self.path}: {exc.strerror}") from None
         data = self._bytes()
         if data.isspace() or not data:  # isspace stops at the first other byte; strip would copy the log
             return

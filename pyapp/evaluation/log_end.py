@@ -19,13 +19,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from pyapp.core import strict_json
-from pyapp.evaluation.export import MAX_IMPORT_DEPTH, is_log
+from pyapp.evaluation.export import MAX_IMPORT_DEPTH, MAX_LOG_LINE_PROBE, is_log
 
 _SPACE = b" \t\r\n\x0b\x0c"  # what bytes.strip() strips
 _LEADING_SPACE = re.compile(rb"[ \t\r\n\x0b\x0c]*")
 _BOM = b"\xef\xbb\xbf"
+_TAIL_BLOCK = 65_536  # bytes read from a log's end to find its last line, four times more until it is found
 # How every entry's line starts (``pyapp.auditlog.entries`` puts the format first); an export's first
 # line has a space after the colon. Tells a log whose only line is cut from any other file.
 _ENTRY_START = re.compile(rb'\{"format":[0-9]')
@@ -60,6 +62,35 @@ def unfinished_end(data: bytes) -> UnfinishedEnd | None:
     if whole and data.endswith(b"\n"):
         return None
     return UnfinishedEnd(line=data.count(b"\n", 0, start) + 1, start=start, cut=not whole)
+
+
+def ends_whole(handle: BinaryIO) -> bool:
+    """True when the log open in ``handle`` (binary) starts with a whole entry on its own line and ends with a
+    whole last line and its line break, told from those two lines alone; then :func:`unfinished_end` finds
+    nothing. False means only that the whole file must be read to say what, if anything, is wrong with it.
+    Leaves the handle at the file's start."""
+    try:
+        return _ends_whole(handle)
+    finally:
+        handle.seek(0)
+
+
+def _ends_whole(handle: BinaryIO) -> bool:
+    size = handle.seek(0, 2)
+    handle.seek(0)
+    first = handle.readline(MAX_LOG_LINE_PROBE + 1)
+    if not first.endswith(b"\n") or not is_log(_text(first.removeprefix(_BOM))):
+        return False
+    block = _TAIL_BLOCK
+    while True:  # the last line with anything in it, read from the end in growing blocks
+        start = max(0, size - block)
+        handle.seek(start)
+        tail = handle.read(size - start)
+        end = len(tail.rstrip(_SPACE))
+        line_start = tail.rfind(b"\n", 0, end) + 1
+        if line_start or start == 0:
+            return tail.endswith(b"\n") and is_whole_json(tail[line_start:end])
+        block *= 4
 
 
 def is_whole_json(line: bytes) -> bool:

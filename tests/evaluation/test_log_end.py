@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from eval_helpers import decision, full_run
 from pyapp.evaluation.export import export_json, log_line
-from pyapp.evaluation.log_end import UnfinishedEnd, unfinished_end
+from pyapp.evaluation.log_end import UnfinishedEnd, ends_whole, unfinished_end
 
 A, B = (log_line(e).encode() for e in full_run("run-1")[:2])
 EXPORT = export_json(full_run("run-1")[:2]).encode()
@@ -50,3 +52,32 @@ NOTE = log_line(decision("e000001", True, "Selkeä")).encode()  # a character of
         "export-on-one-line-cut"])
 def test_the_unfinished_end_is_the_last_line_and_only_it(data, end):
     assert unfinished_end(data) == end
+
+
+def _ends(data: bytes) -> bool:
+    handle = io.BytesIO(data)
+    told = ends_whole(handle)
+    assert handle.tell() == 0
+    return told
+
+
+def test_a_log_is_told_whole_from_its_first_and_last_lines_and_never_wrongly():
+    lines = [log_line(e).encode() for e in full_run("ends")]
+    whole = b"".join(lines)
+    long_last = lines[-1].replace(b'"message":""', b'"message":"' + b"x" * 200_000 + b'"')
+    cases = {
+        "whole": (whole, True),
+        "one entry": (lines[0], True),
+        "a byte order mark": (b"\xef\xbb\xbf" + whole, True),
+        "blank lines at the end": (whole + b"\n  \n", True),
+        "a last line longer than a block": (whole + long_last, True),
+        "cut": (whole + lines[0][:50], False),
+        "no last line break": (whole.rstrip(b"\n"), False),
+        "blank lines first": (b"\n" + whole, False),
+        "an export": (b'{\n  "format": "kd-tree-explorer-audit"\n}\n', False),
+        "empty": (b"", False),
+    }
+    for name, (data, expected) in cases.items():
+        assert _ends(data) is expected, name
+        if expected:
+            assert unfinished_end(data) is None, name

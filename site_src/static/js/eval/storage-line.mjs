@@ -46,16 +46,23 @@ async function measured() {
     last_export: localStorage.getItem(EXPORTED_NAME), engine, kept_file: keeping.active ? keeping.name : null };
 }
 
-/** Draw the line in every place the page holds one. */
+/** The line's places in the view shown. A page opened on another view draws none, so its opening asks nothing
+ * of the log: a later visit opens from the kept view without reading it (DR-013). */
+function shownPlaces() {
+  return [...document.querySelectorAll("[data-storage-line]")]
+    .filter((place) => !place.closest("section.view[hidden]"));
+}
+
+/** Draw the line in the places of the view shown. */
 export async function showStorage() {
-  if (demo) return;
+  if (demo || !shownPlaces().length) return;
   let line;
   try {
     line = await python.call("storage_line", await measured());
   } catch (error) {
     line = { text: `What the browser holds could not be measured: ${error.message}`, warning: null };
   }
-  for (const place of document.querySelectorAll("[data-storage-line]")) {
+  for (const place of shownPlaces()) {
     const warning = [];
     if (line.warning) {
       const button = element("button", "Export the log", { type: "button" });
@@ -77,3 +84,6 @@ onLog(() => {
   void showStorage();
 });
 onKeepingChange(showStorage);
+// Drawn when a view that holds the line is shown (the shell marks the view shown on the body).
+new MutationObserver(() => void showStorage())
+  .observe(document.body, { attributes: true, attributeFilter: ["data-view"] });
