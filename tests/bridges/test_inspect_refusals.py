@@ -5,7 +5,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import pytest
 from inspect_ai.log import read_eval_log, write_eval_log
 
 from cli_run import ROOT
@@ -13,8 +12,8 @@ from eval_helpers import full_run
 from inspect_design import pyapp, write_log
 
 
-@pytest.fixture
 def exported(tmp_path, capsys):
+    """A run exported: a function, not a fixture, so that it runs in the test's own thread (conftest.py)."""
     log = write_log(full_run("run-a-0001", {"C01", "C02"}), tmp_path / "runs.jsonl")
     status, _, err = pyapp(capsys, "export", str(log), "--format", "inspect", "--output", str(tmp_path / "out"))
     assert status == 0, err
@@ -28,8 +27,8 @@ def refusal(capsys, *args: str) -> str:
     return err
 
 
-def test_a_log_of_another_task_is_refused_naming_it(exported, tmp_path, capsys):
-    other = read_eval_log(str(exported))
+def test_a_log_of_another_task_is_refused_naming_it(tmp_path, capsys):
+    other = read_eval_log(str(exported(tmp_path, capsys)))
     other.eval.task = "theory_of_mind"
     write_eval_log(other, str(tmp_path / "other.json"))
     for command in (("report", str(tmp_path / "other.json")), ("compare", str(tmp_path / "other.json"), "--run",
@@ -38,9 +37,9 @@ def test_a_log_of_another_task_is_refused_naming_it(exported, tmp_path, capsys):
         assert "is a log of the task 'theory_of_mind', not of this project's explanation task" in err
 
 
-def test_a_corrupt_file_is_refused_in_one_line(exported, tmp_path, capsys):
+def test_a_corrupt_file_is_refused_in_one_line(tmp_path, capsys):
     broken = tmp_path / "broken.eval"
-    broken.write_bytes(exported.read_bytes()[:2000])
+    broken.write_bytes(exported(tmp_path, capsys).read_bytes()[:2000])
     assert refusal(capsys, "report", str(broken)).startswith(f"error: {broken} is not an Inspect log that can be read")
 
 
