@@ -41,6 +41,9 @@ before/after pair shares the machine's load.
 
 Times are min / median / max milliseconds over the repeats; memory is the
 tracemalloc peak of parse + rebuild + report, measured in a separate pass.
+
+One file for the four runtimes: the same timed work (``WORK``) runs in each, and its results are
+printed side by side; the synthetic logs it shares with the tests are in tests/support/synthetic_logs.py.
 """
 
 from __future__ import annotations
