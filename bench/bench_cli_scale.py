@@ -5,7 +5,9 @@ synthetic JSON-lines logs of 10,000 and 100,000 entries (DR-008).
 ``python bench/bench_cli_scale.py [--sizes 10000 100000] [--repeats 3] [--against COMMIT]``: with
 ``--against``, ``pyapp`` as that commit holds it is measured too, the two taking turns. Prints min / median /
 max. The goals (issue "a gate a CI job can trust"): at 100,000 entries, ``report`` within 10 s and 300 MB,
-``run``'s first call within 1 s.
+``run``'s first call within 1 s. ``report`` reads a long log with a worker process per core
+(``pyapp.cli.reading_processes``); "worker MB" is the largest worker's peak, which counts again the memory it was
+forked with.
 """
 
 from __future__ import annotations
@@ -32,9 +34,11 @@ from synthetic_logs import synthetic_log  # noqa: E402
 # Runs a command of pyapp and says on standard error the most memory the process held (kB, Linux): VmHWM, the
 # peak of this program's own memory. Not ru_maxrss, which Linux carries over from before the exec, when the
 # forked child still held this benchmark's memory.
-PEAK = ("import re, sys; from pyapp.cli.main import main; status = main(sys.argv[1:]); "
-        "print('peak', re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read())[1], file=sys.stderr); "
-        "sys.exit(status)")
+# The command's own peak (VmHWM), and the largest peak of the processes it started and waited for (its reading
+# workers, if any: each began as a copy of the command's memory, which the figure counts again).
+PEAK = ("import re, resource, sys; from pyapp.cli.main import main; status = main(sys.argv[1:]); "
+        "print('peak', re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read())[1], "
+        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(status)")
 
 
 def pyapp_at(commit: str, folder: Path) -> Path:
@@ -48,14 +52,15 @@ def pyapp_at(commit: str, folder: Path) -> Path:
     return folder
 
 
-def report_once(code: Path, log: Path) -> tuple[float, float]:
-    """Seconds and peak MB of ``report LOG`` with the ``pyapp`` in folder ``code``."""
+def report_once(code: Path, log: Path) -> tuple[float, float, float]:
+    """Seconds, peak MB and the largest worker's peak MB (0 without workers) of ``report LOG`` with the
+    ``pyapp`` in folder ``code``."""
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", PEAK, "report", str(log)], cwd=code, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True, check=True)
     seconds = time.perf_counter() - start
-    peak_kb = int(done.stderr.rsplit("peak ", 1)[1].split()[0])
-    return seconds, peak_kb / 1024
+    peak_kb, worker_kb = map(int, done.stderr.rsplit("peak ", 1)[1].split()[:2])
+    return seconds, peak_kb / 1024, worker_kb / 1024
 
 
 def first_call_once(code: Path, log: Path, scratch: Path) -> tuple[float, float]:
@@ -106,6 +111,8 @@ def main() -> None:
                                            ("run's first call", first_call_once(code, log, folder))):
                         results[name].setdefault(f"{what} s", []).append(measured[0])
                         results[name].setdefault(f"{what} MB", []).append(measured[1])
+                        if len(measured) > 2:
+                            results[name].setdefault(f"{what} worker MB", []).append(measured[2])
             for name, figures in results.items():
                 for what, values in figures.items():
                     print(f"  {name:>10}  {what:<22} {summary(values, 1)}")

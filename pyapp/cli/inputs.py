@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from pyapp.auditlog.format import OWN_SET_PREFIX
 from pyapp.cli.exit_status import LocalIOError
+from pyapp.cli.reading_processes import batch_map
 from pyapp.core.formatting import fmt_count
 from pyapp.evaluation.evalset import (
     EVAL_SET_VERSION,
@@ -19,9 +20,10 @@ from pyapp.evaluation.evalset import (
     is_own_set,
 )
 from pyapp.evaluation.export import parse_import
+from pyapp.evaluation.graded_lines import read_graded
 from pyapp.evaluation.grader import Grader
 from pyapp.evaluation.log_end import UnfinishedEnd, unfinished_end
-from pyapp.evaluation.log_stream import CutOff, log_entries, opens_a_log
+from pyapp.evaluation.log_stream import CutOff, log_lines, opens_a_log
 from pyapp.evaluation.own_cases import OWN, own_cases_of
 from pyapp.evaluation.rebuild import RunIndex, rebuild
 from pyapp.evaluation.runs import Rebuilt, Run
@@ -165,7 +167,8 @@ def read_runs(path: str) -> Rebuilt:
 
     A log is read a line at a time and each answer graded as it is read, keeping its grade, not its text
     (:mod:`pyapp.evaluation.log_stream`, ``RunIndex`` with ``lean``): memory grows with the log's runs, not
-    its answers (DR-008). An export, one JSON text, is read whole.
+    its answers (DR-008); a long log's lines are read by a process on each core
+    (:mod:`pyapp.cli.reading_processes`). An export, one JSON text, is read whole.
     """
     inspected = _inspect_log_entries(path)
     if inspected is not None:
@@ -179,9 +182,11 @@ def read_runs(path: str) -> Rebuilt:
             return rebuild(read_entries(path), validated=True)
         index = RunIndex(Grader(remember=False), validated=True, lean=True)
         try:
-            return index.add(log_entries(handle)).rebuilt()
+            with batch_map(os.fstat(handle.fileno()).st_size) as batches:
+                index.add_read(log_lines(handle, read_graded, batches))
         except CutOff as cut:
             raise ValueError(_cut_off(path, cut.end, whole_before=cut.entries_before > 0)) from None
+    return index.rebuilt()
 
 
 def run_ids_named(runs: Sequence[Run], names: Sequence[str]) -> list[str]:

@@ -29,7 +29,7 @@ class EntryChecks:
     def __init__(self, run_id: str | None = None) -> None:
         self.run_id = run_id
         self.taken = 0
-        self._bad = 0
+        self.invalid = 0  # entries that are not valid audit entries
         self._shown: list[str] = []
         self._seen: set[str] = set()
         self._repeated: str | None = None
@@ -37,17 +37,19 @@ class EntryChecks:
         self._on_a_call: list[tuple[int, str, str, str]] = []  # index, label, type, the call's id
         self._other_run: tuple[int, str] | None = None  # the first entry of another run, and why
 
-    def take(self, entry: object) -> bool:
-        """Check ``entry``, the next of the file; True when it is valid and nothing before it was not."""
+    def take(self, entry: object, problems: list[str] | None = None) -> bool:
+        """Check ``entry``, the next of the file (its ``problems`` as an audit entry, when they are known); True
+        when it is valid and nothing before it was not."""
         index = self.taken
         self.taken += 1
-        problems = validate_entry(entry)
+        if problems is None:
+            problems = validate_entry(entry)
         if problems:
-            self._bad += 1
+            self.invalid += 1
             if len(self._shown) < MAX_PROBLEMS_SHOWN:
                 self._shown.append(f"{_label(index, entry)}: {'; '.join(problems)}")
             return False
-        if self._bad or self._repeated is not None:
+        if self.invalid or self._repeated is not None:
             return False
         if entry["id"] in self._seen:
             self._repeated = _label(index, entry)
@@ -67,9 +69,9 @@ class EntryChecks:
 
     def finish(self) -> None:
         """``ImportFileError`` for the first thing wrong with the entries taken (class doc); nothing if none."""
-        if self._bad:
+        if self.invalid:
             raise ImportFileError(
-                f"{self._bad} of {self.taken} entries are not valid audit entries, so nothing was imported. "
+                f"{self.invalid} of {self.taken} entries are not valid audit entries, so nothing was imported. "
                 + " | ".join(self._shown)
             )
         if self._repeated is not None:

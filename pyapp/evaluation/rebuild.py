@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from dataclasses import replace
 
 from pyapp.auditlog.validation import validate_entry
 from pyapp.core.vocabulary import CaseStatus, EntryType, Outcome
@@ -13,6 +12,7 @@ from pyapp.evaluation.evalset import EVAL_SET_VERSION, CaseSets
 from pyapp.evaluation.grader import Grader
 from pyapp.evaluation.own_cases import OwnCases
 from pyapp.evaluation.runs import CallNote, CaseResult, Decision, Rebuilt, Run
+from pyapp.explanation.checks import CheckResult
 from pyapp.explanation.grading import Grade
 
 MAX_PROBLEMS_KEPT = 20
@@ -48,7 +48,9 @@ class RunIndex:
         self.validated = validated
         self.lean = lean
         self._settings: dict[tuple, dict] = {}  # lean: one copy of each request's settings
-        self._shared: dict[object, object] = {}  # lean: one copy of each grade and check verdict
+        # lean: one copy of each check verdict, by its fields, and of each grade, by its fields and verdicts
+        self._checks: dict[tuple, CheckResult] = {}
+        self._grades: dict[tuple, Grade] = {}
         self.skipped = 0
         self.run_calls = 0  # call entries that belong to a run
         self.problems: list[str] = []
@@ -67,7 +69,14 @@ class RunIndex:
             self._add(entry)
         return self
 
-    def _add(self, entry: dict) -> None:
+    def add_read(self, lines: Iterable[tuple[dict, GradeFields | None]]) -> RunIndex:
+        """:meth:`add` for entries as :func:`pyapp.evaluation.graded_lines.read_graded` reads them, each with
+        its answer's grade if it was made as the line was read."""
+        for entry, graded in lines:
+            self._add(entry, graded)
+        return self
+
+    def _add(self, entry: dict, graded: GradeFields | None = None) -> None:
         index = self._added
         self._added += 1
         reasons = [] if self.validated else validate_entry(entry)
@@ -104,13 +113,14 @@ class RunIndex:
         if kind == EntryType.CALL:
             self.run_calls += 1
         if self.lean:
-            entry = self._lean(entry)
+            entry = self._lean(entry, graded)
         self._run_of_call[entry["id"]] = run_id
         self._by_run.setdefault(run_id, []).append((entry["time"], index, entry))
         self._built.pop(run_id, None)
 
-    def _lean(self, entry: dict) -> dict:
-        """What a run's figures read of a call or cancel ``entry``, its answer replaced by its grade (class doc)."""
+    def _lean(self, entry: dict, graded: GradeFields | None) -> dict:
+        """What a run's figures read of a call or cancel ``entry``, its answer replaced by its grade (class doc),
+        which may have been ``graded`` as the line was read."""
         call = entry["type"] == EntryType.CALL
         read = (_CALL_READ + _FAILURE_READ if entry["outcome"] == Outcome.INFRA_FAILURE else _CALL_READ) if call \
             else _CANCEL_READ
@@ -121,27 +131,24 @@ class RunIndex:
                 lean[key] = sys.intern(value)
         if call:
             lean["settings"] = self._settings.setdefault(_settings_key(entry["settings"]), entry["settings"])
-            answer = entry["answer"]
-            grade = None if answer is None else self._grade_now(entry, answer)
-            lean["answer"] = answer if grade is None else None
+            if graded is None and entry["answer"] is not None:
+                graded = grade_fields(self.grader, self.own.sets, entry)
+            grade = None if graded is None else self._kept_grade(graded)
+            lean["answer"] = entry["answer"] if grade is None else None
             lean["grade"] = grade
         return lean
 
-    def _grade_now(self, entry: dict, answer: str) -> Grade | None:
-        """The grade of ``answer`` if it can count (its case known and today's prompt the one it answered), or
-        None: its run then grades it, or finds it stale. Kept without the claims and prose no figure reads."""
-        if entry["outcome"] in (Outcome.INFRA_FAILURE, Outcome.CANCELLED):
-            return None
-        version = entry["eval_set_version"]
-        sets = self.own.sets
-        case = sets.by_id(version).get(entry["case_id"]) if sets.is_known(version) else None
-        if case is None or self.grader.prompt_hash(case, version) != entry["prompt_hash"]:
-            return None
-        grade = self.grader.grade(case, answer, entry["stop"], version)
-        shared = self._shared
-        checks = tuple(shared.setdefault(check, check) for check in grade.checks)
-        lean = replace(grade, checks=checks, claims=None, walkthrough=None)
-        return shared.setdefault(lean, lean)
+    def _kept_grade(self, graded: GradeFields) -> Grade:
+        """The grade of ``graded``'s fields, one copy of it and of each check verdict kept for every answer that
+        has them. Keyed by plain tuples, whose hashes are C's: a dataclass hashes field by field in Python."""
+        outcome, failure, detail, verdicts = graded
+        kept = self._checks
+        checks = tuple([kept.get(verdict) or kept.setdefault(verdict, CheckResult(*verdict)) for verdict in verdicts])
+        key = (outcome, failure, detail, *map(id, checks))  # the verdicts kept live as long as the index
+        grade = self._grades.get(key)
+        if grade is None:
+            grade = self._grades[key] = Grade(outcome, failure, checks, None, None, detail)
+        return grade
 
     def run(self, run_id: str) -> Run:
         """One run, built from its own entries only."""
@@ -159,6 +166,25 @@ class RunIndex:
         """Every run, oldest first (by start, then id)."""
         runs = sorted((self.run(run_id) for run_id in self._by_run), key=lambda r: (r.started, r.run_id))
         return Rebuilt(tuple(runs), self.skipped, tuple(self.problems))
+
+
+# A grade as plain values, which pass between processes cheaply: outcome, failure, detail, and each check's
+# (name, passed, reason).
+GradeFields = tuple[str, str | None, str, tuple[tuple[str, bool, str], ...]]
+
+
+def grade_fields(grader: Grader, sets: CaseSets, entry: dict) -> GradeFields | None:
+    """The grade of the answer of the call ``entry``, if it can count (its case is one of ``sets`` and today's
+    prompt the one it answered), or None: its run then grades it, or finds it stale. Without the claims and prose
+    no figure reads."""
+    if entry["outcome"] in (Outcome.INFRA_FAILURE, Outcome.CANCELLED):
+        return None
+    version = entry["eval_set_version"]
+    case = sets.by_id(version).get(entry["case_id"]) if sets.is_known(version) else None
+    if case is None or grader.prompt_hash(case, version) != entry["prompt_hash"]:
+        return None
+    grade = grader.grade(case, entry["answer"], entry["stop"], version)
+    return grade.outcome, grade.failure, grade.detail, tuple([(c.name, c.passed, c.reason) for c in grade.checks])
 
 
 # What a run's figures read of a call (of an infrastructure failure, also why it failed) or a cancel entry

@@ -12,12 +12,13 @@ into a Python function once, with ``exec``, which works the same under Pyodide.
 from __future__ import annotations
 
 import json
+import math
 from functools import lru_cache
 from importlib.resources import files
 
 import fastjsonschema
 
-from pyapp.core.jsontypes import hostile_values
+from pyapp.core.jsontypes import MAX_SAFE_INTEGER, has_lone_surrogate, hostile_values
 
 
 @lru_cache(maxsize=1)
@@ -40,6 +41,8 @@ def _validator():
 
 def validate_answer(obj: object) -> list[str]:
     """Every way ``obj`` fails the answer schema, as readable sentences; [] when it fits."""
+    if _plainly_fits(obj):
+        return []
     hostile = hostile_values(obj)
     if hostile:
         return [f"{where or 'the answer'} {what}" for where, what in hostile]
@@ -54,6 +57,42 @@ def validate_answer(obj: object) -> list[str]:
     messages = [_readable(err) for err in errors]
     # One sentence per problem, in a stable order (the library may repeat one).
     return sorted(set(messages))
+
+
+@lru_cache(maxsize=1)
+def _plain_shape() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The answer's keys, a cited step's keys and the actions, as the schema file names them."""
+    properties = load_schema()["properties"]
+    step = properties["cited_steps"]["items"]["properties"]
+    return frozenset(properties), frozenset(step), frozenset(step["action"]["enum"])
+
+
+def _plainly_fits(obj: object) -> bool:
+    """True for an answer that fits the schema as most answers do: every key present, no other, each value of
+    its JSON type exactly, no number out of range and no lone surrogate. Deciding that takes a few checks in C
+    where the hostile-value walk and the validator take a step per value (DR-006); anything else, valid or
+    not, goes the full way, which alone says what is wrong."""
+    keys, step_keys, actions = _plain_shape()
+    if type(obj) is not dict or obj.keys() != keys:
+        return False
+    walkthrough, ids, distance, steps = obj["walkthrough"], obj["result_ids"], obj["distance"], obj["cited_steps"]
+    if type(walkthrough) is not str or not (walkthrough.isascii() or not has_lone_surrogate(walkthrough)):
+        return False
+    if type(ids) is not list or (ids and not (set(map(type, ids)) == {int} and _safe(min(ids)) and _safe(max(ids)))):
+        return False
+    if not (distance is None or (type(distance) is float and math.isfinite(distance))
+            or (type(distance) is int and _safe(distance))):
+        return False
+    counts = obj["nodes_visited"], obj["subtrees_pruned"]
+    if type(steps) is not list or not all(type(count) is int and _safe(count) for count in counts):
+        return False
+    return all(type(step) is dict and step.keys() == step_keys and type(step["step"]) is int
+               and type(step["node_id"]) is int and type(step["action"]) is str and step["action"] in actions
+               and _safe(step["step"]) and _safe(step["node_id"]) for step in steps)
+
+
+def _safe(number: int) -> bool:
+    return -MAX_SAFE_INTEGER <= number <= MAX_SAFE_INTEGER
 
 
 def _without_plain_ids(obj: object) -> object:

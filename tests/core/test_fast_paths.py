@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import fastjsonschema
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from pyapp.core import jsontypes, strict_json
@@ -112,3 +112,61 @@ def test_leaving_plain_ids_out_of_the_validator_changes_no_message(answer):
         assert found and all("out of range" in m or "not valid Unicode" in m for m in found)
     else:
         assert found == expected
+
+
+SMALL = st.integers(-3, 60)
+ODD_VALUES = st.one_of(st.none(), st.booleans(), INTS, st.floats(), st.text(max_size=3),
+                       st.sampled_from(["\ud800", "x\udfff", "é", "jump", "far_prune", 2.0]),
+                       st.lists(INTS, max_size=3),
+                       st.dictionaries(st.sampled_from(["step", "action"]), SMALL, max_size=2))
+PLAIN_ANSWERS = st.fixed_dictionaries({
+    "walkthrough": st.text(max_size=4), "result_ids": st.lists(SMALL, max_size=4),
+    "distance": st.one_of(st.none(), st.floats(-1, 1), SMALL), "nodes_visited": SMALL, "subtrees_pruned": SMALL,
+    "cited_steps": st.lists(st.fixed_dictionaries({
+        "step": SMALL, "action": st.sampled_from(["visit", "far_prune"]), "node_id": SMALL}), max_size=3)})
+# Where a change goes: a key of the answer, or a key of its first cited step.
+PLACES = st.one_of(st.sampled_from(["walkthrough", "result_ids", "distance", "nodes_visited", "subtrees_pruned",
+                                   "cited_steps", "extra"]),
+                   st.tuples(st.just("cited_steps"), st.sampled_from(["step", "action", "node_id", "extra"])))
+
+
+@settings(max_examples=300, deadline=None)
+@given(PLAIN_ANSWERS, st.lists(st.tuples(PLACES, st.one_of(st.just("drop"), ODD_VALUES)), max_size=2))
+def test_an_answer_passed_on_sight_is_one_the_full_validation_passes(answer, changes):
+    for place, value in changes:  # a plain answer changed in up to two places: a value, a key dropped or added
+        target, key = answer, place
+        if not isinstance(place, str):
+            steps = answer.get("cited_steps")
+            target, key = (steps[0] if isinstance(steps, list) and steps and isinstance(steps[0], dict) else {},
+                           place[1])
+        if value == "drop":
+            target.pop(key, None)
+        else:
+            target[key] = value
+    full = _full_validation(answer)
+    assert schema_check.validate_answer(answer) == full
+    fits = schema_check._plainly_fits(answer)
+    event(f"passed on sight: {fits}")
+    if fits:
+        assert full == []
+
+
+def test_the_plain_answer_of_each_case_is_passed_on_sight():
+    from tests.support.synthetic_logs import synthetic_log
+
+    answers = [outcome(json.loads, entry["answer"]) for entry in synthetic_log(200)
+               if entry["type"] == "call" and entry["answer"]]
+    answers = [value for kind, value in answers if kind == "value"]
+    plain = [answer for answer in answers if schema_check._plainly_fits(answer)]
+    assert len(plain) > len(answers) / 2
+    assert all(_full_validation(answer) == [] for answer in plain)
+
+
+def _full_validation(answer) -> list[str]:
+    """``validate_answer`` without the check on sight (a fixture cannot patch inside a hypothesis test)."""
+    quick = schema_check._plainly_fits
+    schema_check._plainly_fits = lambda _: False
+    try:
+        return schema_check.validate_answer(answer)
+    finally:
+        schema_check._plainly_fits = quick

@@ -10,36 +10,21 @@ import json
 import pytest
 
 from designed_logs import entries_for_the_matrix
-from eval_helpers import call, cancel, decision, full_run
-from pyapp.auditlog.entries import own_case_entry
+from eval_helpers import call, cancel, decision
+from log_files import bad_logs, lines_of, log_bytes, own_set_log
 from pyapp.cli.main import main
 from pyapp.evaluation import log_stream
 from pyapp.evaluation.export import ImportFileError, log_line, parse_import
 from pyapp.evaluation.grader import Grader
 from pyapp.evaluation.log_stream import CutOff, log_entries, opens_a_log
-from pyapp.evaluation.own_cases import OwnCases
 from pyapp.evaluation.rebuild import RunIndex, rebuild
 from pyapp.presentation.case_matrix import case_matrix
 from pyapp.presentation.report import run_report
 from synthetic_logs import synthetic_log
 
 
-def log_bytes(entries: list[dict]) -> bytes:
-    return "".join(log_line(e) for e in entries).encode()
-
-
 def streamed(data: bytes) -> list[dict]:
     return list(log_entries(io.BytesIO(data)))
-
-
-def own_set_log() -> list[dict]:
-    searches = [{"order": "shuffled", "kind": "nearest", "lon": 24.944, "lat": 60.17, "radius": None},
-                {"order": "file", "kind": "radius", "lon": 24.95, "lat": 60.168, "radius": 0.003}]
-    owns = [own_case_entry(f"own{i:04d}", f"2026-12-01T10:00:0{i}.000Z", s) for i, s in enumerate(searches)]
-    mine = OwnCases()
-    for entry in owns:
-        mine.add(entry)
-    return owns + full_run("mine", {"O01"}, start=50, version=mine.name, sets=mine.sets)
 
 
 def logs() -> list[list[dict]]:
@@ -83,32 +68,6 @@ def test_a_log_is_told_from_an_export_by_its_first_line():
     assert not opens_a_log(handle) and handle.tell() == 0
 
 
-def _lines(entries: list[dict]) -> list[bytes]:
-    return [log_line(e).encode() for e in entries]
-
-
-def bad_logs() -> dict[str, bytes]:
-    entries = synthetic_log(40)
-    lines = _lines(entries)
-    invalid = dict(entries[3], time="yesterday")
-    second_bad = dict(entries[7], answer_ms=-1)
-    repeated = dict(entries[9], id=entries[2]["id"])
-    stray = decision("nowhere", True, time=5)
-    deep = json.dumps(dict(entries[4], search={"a": [[[[[[[[[1]]]]]]]]]})).encode() + b"\n"
-    big = dict(entries[5], input_tokens=2**60)
-    return {
-        "not JSON in the middle": b"".join(lines[:5] + [b"{not json}\n"] + lines[5:]),
-        "invalid entries": b"".join(lines[:3] + _lines([invalid]) + lines[4:7] + _lines([second_bad]) + lines[8:]),
-        "an id repeated": b"".join(lines[:9] + _lines([repeated]) + lines[10:]),
-        "a verdict on a call not in the file": b"".join(lines[:6] + _lines([stray]) + lines[6:]),
-        "a NUL byte": b"".join(lines[:6] + [lines[6].replace(b'"type"', b'"ty\x00pe"')] + lines[7:]),
-        "not UTF-8": b"".join(lines[:6] + [lines[6].replace(b"Answer", b"Answ\xff")] + lines[7:]),
-        "too deep": b"".join(lines[:4] + [deep] + lines[5:]),
-        "a number out of range": b"".join(lines[:5] + _lines([big]) + lines[6:]),
-        "a bad line before a cut one": b"".join(lines[:5] + [b"{not json}\n"] + lines[5:]) + lines[0][:40],
-    }
-
-
 @pytest.mark.parametrize("name", list(bad_logs()))
 def test_a_bad_log_streamed_is_refused_with_the_words_of_the_whole_read(name):
     data = bad_logs()[name]
@@ -120,7 +79,7 @@ def test_a_bad_log_streamed_is_refused_with_the_words_of_the_whole_read(name):
 
 
 def test_a_cut_last_line_is_said_with_where_it_starts_after_every_whole_line_is_checked():
-    lines = _lines(synthetic_log(12))
+    lines = lines_of(synthetic_log(12))
     data = b"".join(lines[:11]) + lines[11][:-30]
     with pytest.raises(CutOff) as cut:
         streamed(data)
@@ -154,3 +113,26 @@ def test_report_reads_a_log_and_an_export_of_the_same_runs_alike(tmp_path, capsy
         assert main(["report", str(path), "--json"]) == 0
         outputs.append(json.loads(capsys.readouterr().out))
     assert outputs[0] == outputs[1] == [run_report(r) for r in rebuild(entries)]
+
+
+def test_no_field_of_a_valid_entry_of_any_kind_takes_a_value_nested_too_deeply():
+    """What lets the line reader walk the nesting of invalid entries only (log_stream._take)."""
+    from agreement_log import rated_log
+    from judge_design import judgement
+    from pyapp.auditlog.entries import plan_entry
+    from pyapp.auditlog.validation import validate_entry
+    from pyapp.evaluation.export import MAX_IMPORT_DEPTH
+
+    call_entry = call("r1", "C01")
+    verdict = dict.fromkeys(("pruning", "answer", "no_invention", "followable"), True)
+    plan = plan_entry("p1", "2026-12-01T10:00:00.000Z", "0123abcd", "4567cdef", "lower-bound-below:+0")
+    valid = [call_entry, cancel("r1", "C01"), decision(call_entry["id"], True), *rated_log()[-1:],
+             judgement(call_entry["id"], verdict), judgement(call_entry["id"], None, error="network"),
+             *own_set_log()[:1], plan]
+    deep = json.loads("[" * (MAX_IMPORT_DEPTH + 1) + "]" * (MAX_IMPORT_DEPTH + 1))
+    assert {entry["type"] for entry in valid} == {"call", "cancel", "decision", "rating", "judgement", "own_case",
+                                                  "plan"}
+    for entry in valid:
+        assert validate_entry(entry) == []
+        for key in entry:
+            assert validate_entry({**entry, key: deep}), (entry["type"], key)
