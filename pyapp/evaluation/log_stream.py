@@ -16,6 +16,7 @@ from functools import partial
 from typing import BinaryIO
 
 from pyapp.auditlog.validation import validate_entry
+from pyapp.core.strict_json import nesting_exceeds
 from pyapp.evaluation.entry_checks import EntryChecks, ImportFileError
 from pyapp.evaluation.export import (
     MAX_IMPORT_CHARS,
@@ -168,12 +169,12 @@ def _entry(number: int, start: int, raw: bytes) -> object:
     except UnicodeDecodeError:
         raise ImportFileError(UTF8_ONLY) from None
     try:
-        value = parse_log_line(number, text, last=False)
-    except ImportFileError as exc:
-        if isinstance(exc.__context__, RecursionError):
+        return parse_log_line(number, text, last=False)
+    except ImportFileError:
+        # What the whole file's check says first (export.parse_import): it measures the nesting before parsing.
+        if nesting_exceeds(text, MAX_IMPORT_DEPTH):
             raise ImportFileError(TOO_DEEP) from None
         raise
-    return value
 
 
 def _deeper_than(value: object, limit: int) -> bool:

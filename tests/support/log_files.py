@@ -53,6 +53,8 @@ def bad_logs() -> dict[str, bytes]:
         "a NUL byte": b"".join(lines[:6] + [lines[6].replace(b'"type"', b'"ty\x00pe"')] + lines[7:]),
         "not UTF-8": b"".join(lines[:6] + [lines[6].replace(b"Answer", b"Answ\xff")] + lines[7:]),
         "too deep": b"".join(lines[:4] + [deep] + lines[5:]),
+        "too deep and not JSON": b"".join(lines[:4] + [b'{"a": [[[[[[[[[1 2]]]]]]]]]}\n'] + lines[5:]),
+        "too deep for the parser": b"".join(lines[:4] + [b"[" * 100_000 + b"]" * 100_000 + b"\n"] + lines[5:]),
         "a number out of range": b"".join(lines[:5] + lines_of([big]) + lines[6:]),
         "a bad line before a cut one": b"".join(lines[:5] + [b"{not json}\n"] + lines[5:]) + lines[0][:40],
     }
