@@ -25,7 +25,7 @@ Chromium (``tests/support/pyodide_harness.py``, the way the page runs it):
 
 Every timing starts with an empty grading cache.
 
-The script stays whole, at about 520 lines: the four runtimes it times (CPython, Pyodide in node, a
+The script stays whole, at about 430 lines: the four runtimes it times (CPython, Pyodide in node, a
 worker in Chromium, the page) share its synthetic log and its timing loop, and are compared in one report.
 
 ``--page-sizes`` times the page itself: the real site, its IndexedDB store filled
