@@ -70,8 +70,8 @@ def test_persist_is_asked_at_the_first_answer_and_its_answer_is_shown(context, s
     assert calls[0]["granted"] == persisted
     assert json.loads(page.evaluate("localStorage.getItem('kd-explorer-persist')"))["granted"] == persisted
     show_view(page, "data")
-    line = page.locator("#data-storage")
-    assert line.get_attribute("data-persisted") == str(persisted).lower()
+    line = page.locator(f"#data-storage[data-persisted='{str(persisted).lower()}']")  # drawn once the view shows
+    line.wait_for(state="attached")
     said = "Persisted: the browser has promised to keep it." if persisted else "Not persisted: the browser may delete"
     assert said in line.inner_text()
 
