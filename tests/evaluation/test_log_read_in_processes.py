@@ -95,3 +95,29 @@ def test_what_a_worker_raises_is_raised_by_the_command_in_its_place():
               "        print(taken, exc)\n")
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[1.0, 2.0] could not convert string to float: 'x'"
+
+
+REPORT_IN_WORKERS = """
+import sys
+from pyapp.cli import reading_processes, report
+from pyapp.cli.main import main
+
+reading_processes.PARALLEL_FROM = 0
+report.RUNS_PER_BATCH = 2
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_the_reports_of_a_long_logs_runs_made_by_workers_are_the_ones_made_here(tmp_path, capsys):
+    from pyapp.cli.inputs import read_runs
+    from pyapp.cli.main import main
+
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(log_bytes(synthetic_log(300)))
+    for flags in ([], ["--json"]):
+        done = subprocess.run([sys.executable, "-c", REPORT_IN_WORKERS, "report", str(path), *flags], cwd=ROOT,
+                              capture_output=True, text=True, check=True)
+        assert main(["report", str(path), *flags]) == 0  # a short log: read and reported in this process
+        here = capsys.readouterr().out
+        assert done.stdout == here
+    assert len(read_runs(str(path))) > 6  # several batches of two runs, so both workers made some
