@@ -2,8 +2,8 @@
 
 Stored entries and graded answers are parsed by ``pyapp.core.strict_json`` with Python's own
 integer parser unless a digit run needs the bound, lists of plain integers are bounded at
-their ends, and the schema validator is spared the ids of such a list. Each is compared
-here with the slow path it stands in for, on generated JSON.
+their ends, the schema validator is spared the ids of such a list, and the checks' verdicts on claims already
+checked are kept. Each is compared here with the slow path it stands in for, on generated JSON.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from pyapp.core import jsontypes, strict_json
+from pyapp.explanation import checks
 from pyapp.explanation import schema as schema_check
 
 INTS = st.one_of(st.integers(-(2**60), 2**60), st.sampled_from([2**53 - 1, 2**53, -(2**53), 10**400]))
@@ -130,10 +131,12 @@ PLACES = st.one_of(st.sampled_from(["walkthrough", "result_ids", "distance", "no
                    st.tuples(st.just("cited_steps"), st.sampled_from(["step", "action", "node_id", "extra"])))
 
 
-@settings(max_examples=300, deadline=None)
-@given(PLAIN_ANSWERS, st.lists(st.tuples(PLACES, st.one_of(st.just("drop"), ODD_VALUES)), max_size=2))
-def test_an_answer_passed_on_sight_is_one_the_full_validation_passes(answer, changes):
-    for place, value in changes:  # a plain answer changed in up to two places: a value, a key dropped or added
+CHANGES = st.lists(st.tuples(PLACES, st.one_of(st.just("drop"), ODD_VALUES)), max_size=2)
+
+
+def _change(answer: dict, changes: list) -> None:
+    """``answer`` changed in each place of ``changes``: a value set, a key dropped or added."""
+    for place, value in changes:
         target, key = answer, place
         if not isinstance(place, str):
             steps = answer.get("cited_steps")
@@ -143,12 +146,41 @@ def test_an_answer_passed_on_sight_is_one_the_full_validation_passes(answer, cha
             target.pop(key, None)
         else:
             target[key] = value
+
+
+@settings(max_examples=300, deadline=None)
+@given(PLAIN_ANSWERS, CHANGES)
+def test_an_answer_passed_on_sight_is_one_the_full_validation_passes(answer, changes):
+    _change(answer, changes)
     full = _full_validation(answer)
     assert schema_check.validate_answer(answer) == full
     fits = schema_check._plainly_fits(answer)
     event(f"passed on sight: {fits}")
     if fits:
         assert full == []
+
+
+# One search's facts, met by every example below, so that claims equal in Python but not in JSON (1, 1.0, true)
+# meet the verdicts kept for each other.
+FACTS = checks.Facts(kind="nearest", result_ids=(3,), distance=0.5, nodes_visited=4, subtrees_pruned=1,
+                     steps_total=5, sent_steps=(checks.SentStep(1, "visit", 3), checks.SentStep(2, "far_prune", 4)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(PLAIN_ANSWERS, CHANGES)
+def test_the_verdicts_kept_for_claims_are_the_ones_the_checks_give(answer, changes):
+    _change(answer, changes)
+    kept = len(FACTS.verdicts)
+    assert checks.run_checks(answer, FACTS) == tuple(check(answer, FACTS) for check in checks.CHECKS.values())
+    event(f"verdicts kept before: {kept == len(FACTS.verdicts)}")
+
+
+def test_claims_equal_in_python_but_not_in_json_have_verdicts_of_their_own():
+    claims = {"walkthrough": "", "result_ids": [3], "nodes_visited": 4, "subtrees_pruned": 1,
+              "cited_steps": [{"step": 1, "action": "visit", "node_id": 3}]}
+    for distance in (2, 2.0, 0.5, 1, 1.0, True, None):
+        verdicts = checks.run_checks({**claims, "distance": distance}, FACTS)
+        assert verdicts == tuple(check({**claims, "distance": distance}, FACTS) for check in checks.CHECKS.values())
 
 
 def test_the_plain_answer_of_each_case_is_passed_on_sight():
