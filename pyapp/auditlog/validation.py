@@ -9,10 +9,10 @@ so no later arithmetic, encoding or export meets one.
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
+from pyapp.auditlog.fields import HASH_RE, ID_RE, STOPS, is_number, settings_problem
 from pyapp.auditlog.format import (
     AUDIT_FORMAT,
     CALL_DRIFT_KEYS,
@@ -33,19 +33,13 @@ from pyapp.auditlog.format import (
     SEARCH_KEYS,
     valid_time,
 )
+from pyapp.auditlog.plain_call import plainly_valid_call
 from pyapp.auditlog.rules import parse_rule
-from pyapp.core.jsontypes import hostile_values, is_int, shown, storable
-from pyapp.core.vocabulary import ANSWERED, EntryType, JudgeFailure, Outcome, SearchKind, Stop
+from pyapp.core.jsontypes import hostile_values, is_int, shown
+from pyapp.core.vocabulary import ANSWERED, EntryType, JudgeFailure, Outcome, SearchKind
 from pyapp.explanation.judge import MAX_REASON_CHARS
 from pyapp.explanation.rubric import RUBRICS, answers_problem
 from pyapp.kdtree.tree import ORDERS
-from pyapp.providers.settings import Settings
-
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}\Z")  # \Z: "$" would accept a final line break
-
-
-_HASH_RE = re.compile(r"^[0-9a-f]{64}\Z")
-
 
 _CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
@@ -58,21 +52,12 @@ _OPTIONAL = {EntryType.CALL: CALL_DRIFT_KEYS, EntryType.OWN_CASE: (OWN_CASE_SET_
 _ALLOWED = {kind: frozenset(keys + _OPTIONAL.get(kind, ())) for kind, keys in KEYS.items()}
 
 
-_STOPS = tuple(Stop)
-
-
 _SEARCH_KINDS = tuple(SearchKind)
-
-
-_SETTINGS_PROBLEMS: dict[tuple, str | None] = {}
-
-
-MAX_SETTINGS_REMEMBERED = 256
 
 
 def valid_id(value: Any) -> bool:
     """True for a safe entry or run id: 1-64 letters, digits or ``_.:-``, starting with a letter or digit."""
-    return isinstance(value, str) and _ID_RE.match(value) is not None
+    return isinstance(value, str) and ID_RE.match(value) is not None
 
 
 def valid_rater(value: Any) -> bool:
@@ -82,11 +67,6 @@ def valid_rater(value: Any) -> bool:
     """
     return (isinstance(value, str) and 0 < len(value) <= MAX_RATER_CHARS and value == value.strip()
             and _CONTROL_RE.search(value) is None)
-
-
-def _is_number(value: Any) -> bool:
-    # math.isfinite would raise OverflowError on a huge int; ints are compared with bounds exactly.
-    return is_int(value) or (isinstance(value, float) and math.isfinite(value))
 
 
 class _Checker:
@@ -101,7 +81,7 @@ class _Checker:
         value = self.obj.get(key)
         if value is None and optional:
             return
-        if not isinstance(value, str) or not _ID_RE.match(value):
+        if not isinstance(value, str) or not ID_RE.match(value):
             self.fail(key, "must be 1-64 letters, digits or _.:- (starting with a letter or digit)")
 
     def text(self, key: str, limit: int, *, optional: bool = False) -> None:
@@ -124,7 +104,7 @@ class _Checker:
         value = self.obj.get(key)
         if value is None and optional:
             return
-        if not _is_number(value) or not 0 <= value <= MAX_NUMBER:
+        if not is_number(value) or not 0 <= value <= MAX_NUMBER:
             self.fail(key, "must be a non-negative number of milliseconds")
 
     def choice(self, key: str, options: tuple, *, optional: bool = False) -> None:
@@ -139,6 +119,8 @@ def validate_entry(obj: Any) -> list[str]:
     """Every problem with ``obj`` as an audit entry (empty list: valid). Never raises."""
     if not isinstance(obj, dict):
         return ["entry: must be an object"]
+    if plainly_valid_call(obj):
+        return []
     hostile = hostile_values(obj)
     if hostile:
         return [f"{where or 'entry'}: {what}" for where, what in hostile]
@@ -214,15 +196,15 @@ def _check_judgement(check: _Checker) -> None:
     check.id("call_id")
     check.id("judging_id")
     check.id("prompt_version")
-    if not isinstance(obj["prompt_hash"], str) or not _HASH_RE.match(obj["prompt_hash"]):
+    if not isinstance(obj["prompt_hash"], str) or not HASH_RE.match(obj["prompt_hash"]):
         check.fail("prompt_hash", "must be 64 lowercase hex digits")
     check.choice("rubric_version", tuple(RUBRICS))
-    problem = _settings_problem(obj["settings"])
+    problem = settings_problem(obj["settings"])
     if problem is not None:
         check.fail("settings", problem)
     check.int_range("status", 100, 599, optional=True)
     check.text("reply", MAX_TEXT_BYTES, optional=True)
-    check.choice("stop", _STOPS, optional=True)
+    check.choice("stop", STOPS, optional=True)
     check.int_range("input_tokens", 0, MAX_NUMBER, optional=True)
     check.int_range("output_tokens", 0, MAX_NUMBER, optional=True)
     check.ms("answer_ms", optional=True)
@@ -268,19 +250,19 @@ def _check_call(check: _Checker) -> None:
     check.id("case_id", optional=True)
     check.id("eval_set_version", optional=True)
     check.id("prompt_version")
-    if not isinstance(obj["prompt_hash"], str) or not _HASH_RE.match(obj["prompt_hash"]):
+    if not isinstance(obj["prompt_hash"], str) or not HASH_RE.match(obj["prompt_hash"]):
         check.fail("prompt_hash", "must be 64 lowercase hex digits")
     _check_search(check, obj["search"])
     if obj["run_id"] is None and obj["search"] is None:
         check.fail("search", "is required for a call outside a run")
     if obj["run_id"] is not None and (obj["case_id"] is None or obj["eval_set_version"] is None):
         check.fail("case_id", "a call in a run needs case_id and eval_set_version")
-    problem = _settings_problem(obj["settings"])
+    problem = settings_problem(obj["settings"])
     if problem is not None:
         check.fail("settings", problem)
     check.int_range("status", 100, 599, optional=True)
     check.text("answer", MAX_ANSWER_BYTES, optional=True)
-    check.choice("stop", _STOPS, optional=True)
+    check.choice("stop", STOPS, optional=True)
     check.text("raw_stop_reason", 200, optional=True)
     check.int_range("input_tokens", 0, MAX_NUMBER, optional=True)
     check.int_range("output_tokens", 0, MAX_NUMBER, optional=True)
@@ -303,46 +285,22 @@ def _check_call(check: _Checker) -> None:
         check.fail("outcome", "cancelled needs error 'cancelled' and no answer")
 
 
-def _settings_problem(settings: Any) -> str | None:
-    """Why ``settings`` are not valid request settings, or None; remembered, as a log repeats a few settings."""
-    key = None
-    if type(settings) is dict:
-        # The types belong in the key: 1, 1.0 and true are equal in Python but not the same setting.
-        key = tuple((name, type(value), value) for name, value in settings.items())
-        try:
-            hash(key)
-        except TypeError:  # a list or an object as a value: not remembered
-            key = None
-    if key is not None and key in _SETTINGS_PROBLEMS:
-        return _SETTINGS_PROBLEMS[key]
-    try:
-        Settings.from_dict(settings)
-        problem = None
-    except (TypeError, ValueError, OverflowError) as exc:
-        problem = storable(str(exc)[:200])
-    if key is not None:
-        if len(_SETTINGS_PROBLEMS) >= MAX_SETTINGS_REMEMBERED:
-            _SETTINGS_PROBLEMS.clear()
-        _SETTINGS_PROBLEMS[key] = problem
-    return problem
-
-
 def _check_search(check: _Checker, search: Any) -> None:
     if search is None:
         return
     if not isinstance(search, dict) or sorted(search) != sorted(SEARCH_KEYS):
         check.fail("search", f"must be an object with exactly {', '.join(SEARCH_KEYS)}")
         return
-    if not isinstance(search["order"], str) or not _ID_RE.match(search["order"]):
+    if not isinstance(search["order"], str) or not ID_RE.match(search["order"]):
         check.fail("search.order", "must be an insertion order name")
     if search["kind"] not in _SEARCH_KINDS:
         check.fail("search.kind", f"must be one of {', '.join(SearchKind)}")
     for axis, bound in (("lon", 180), ("lat", 90)):
         value = search[axis]
-        if not _is_number(value) or not -bound <= value <= bound:
+        if not is_number(value) or not -bound <= value <= bound:
             check.fail(f"search.{axis}", f"must be a number from -{bound} to {bound}")
     radius = search["radius"]
-    if search["kind"] == SearchKind.RADIUS and not (_is_number(radius) and 0 < radius <= 180):
+    if search["kind"] == SearchKind.RADIUS and not (is_number(radius) and 0 < radius <= 180):
         check.fail("search.radius", "a radius search needs a positive radius")
     if search["kind"] == SearchKind.NEAREST and radius is not None:
         check.fail("search.radius", "must be null for a nearest search")
