@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from operator import itemgetter
 
 from pyapp.auditlog.validation import validate_entry
 from pyapp.core.vocabulary import CaseStatus, EntryType, Outcome
@@ -124,7 +125,7 @@ class RunIndex:
         call = entry["type"] == EntryType.CALL
         read = (_CALL_READ + _FAILURE_READ if entry["outcome"] == Outcome.INFRA_FAILURE else _CALL_READ) if call \
             else _CANCEL_READ
-        lean = {key: entry.get(key) for key in read}  # older calls lack model_reported (DR-008)
+        lean = dict(zip(read, map(entry.get, read), strict=True))  # older calls lack model_reported (DR-008)
         for key in _REPEATED:
             value = lean.get(key)
             if type(value) is str:
@@ -198,13 +199,14 @@ _REPEATED = ("type", "case_id", "eval_set_version", "prompt_version", "prompt_ha
              "model_reported", "system_fingerprint", "error")
 
 
-def _when(item: tuple[str, int, dict]) -> tuple[str, int]:
-    return item[0], item[1]
+# An item of a run's entries, (time, position in the log, entry), by when it happened.
+_when = itemgetter(0, 1)
 
 
 def _settings_key(settings: dict) -> tuple:
-    # Values compare by ==, so 0 and 0.0 (a number that went through JavaScript) are the same setting.
-    return tuple(sorted(settings.items(), key=lambda item: item[0]))
+    # Values compare by ==, so 0 and 0.0 (a number that went through JavaScript) are the same setting. The names
+    # differ, so sorting the pairs never compares two values (which may not compare).
+    return tuple(sorted(settings.items()))
 
 
 def _one_note_per_cancel(notes: list[CallNote], stopped_call: dict[str, str]) -> list[CallNote]:
@@ -225,6 +227,7 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
     stopped_call: dict[str, str] = {}  # cancel entry id -> the id of the call it stopped
     repeats: list[CallNote] = []
     settings_seen: dict[tuple, dict] = {}
+    keyed: dict[int, tuple] = {}  # the key of each settings object met, by its id (every one lives on in items)
     first_settings: dict | None = None
     calls = input_tokens = output_tokens = 0
     run_set = next((e["eval_set_version"] for _, _, e in items
@@ -250,7 +253,9 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
         if entry.get("system_fingerprint"):
             fingerprints.add(entry["system_fingerprint"])
         settings = entry["settings"]
-        settings_seen.setdefault(_settings_key(settings), settings)
+        if id(settings) not in keyed:  # a lean index shares one object for each request's settings
+            keyed[id(settings)] = _settings_key(settings)
+            settings_seen.setdefault(keyed[id(settings)], settings)
         if first_settings is None:
             first_settings = settings
         outcome = entry["outcome"]
