@@ -81,15 +81,27 @@ def _ends_whole(handle: BinaryIO) -> bool:
     first = handle.readline(MAX_LOG_LINE_PROBE + 1)
     if not first.endswith(b"\n") or not is_log(_text(first.removeprefix(_BOM))):
         return False
+    _, line = last_line(handle, size)
+    handle.seek(size - 1)
+    return handle.read(1) == b"\n" and is_whole_json(line.rstrip(_SPACE))
+
+
+def last_line(handle: BinaryIO, size: int) -> tuple[int, bytes]:
+    """The offset and the bytes (with its line break, if it has one) of the last line of the file open in
+    ``handle``, of ``size`` bytes, that holds anything but white space, read from the end in growing blocks;
+    ``(size, b"")`` when no line does. Leaves the handle anywhere."""
     block = _TAIL_BLOCK
-    while True:  # the last line with anything in it, read from the end in growing blocks
+    while True:
         start = max(0, size - block)
         handle.seek(start)
         tail = handle.read(size - start)
         end = len(tail.rstrip(_SPACE))
         line_start = tail.rfind(b"\n", 0, end) + 1
         if line_start or start == 0:
-            return tail.endswith(b"\n") and is_whole_json(tail[line_start:end])
+            if end == 0 and start == 0:
+                return size, b""
+            line_end = tail.find(b"\n", end) + 1 or len(tail)
+            return start + line_start, tail[line_start:line_end]
         block *= 4
 
 

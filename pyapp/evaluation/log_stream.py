@@ -11,6 +11,7 @@ line, the byte and the command that repairs it.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import BinaryIO
@@ -29,7 +30,7 @@ from pyapp.evaluation.export import (
     parse_log_line,
     too_big,
 )
-from pyapp.evaluation.log_end import UnfinishedEnd, is_whole_json
+from pyapp.evaluation.log_end import UnfinishedEnd, is_whole_json, last_line
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -64,8 +65,9 @@ def log_entries(handle: BinaryIO) -> Iterator[dict]:
 # A line as read (read_line): its value, or the ImportFileError that refuses the file at it; the problems it
 # has as an audit entry; and whatever else the reader made of it.
 Read = tuple[object, list[str] | None, object]
-# Lines are read in batches of this many, each batch by one call of the reader's map.
-BATCH_LINES = 500
+# Lines are read in blocks of whole lines of about this many bytes (about 400 entries), each by one call of the
+# reader's map, which reads the block's lines itself.
+BLOCK_BYTES = 1_000_000
 
 
 def read_line(number: int, start: int, raw: bytes) -> Read:
@@ -82,67 +84,62 @@ def log_lines(handle: BinaryIO, read: Callable[[int, int, bytes], Read] = read_l
     """Every entry of the log open in ``handle``, as :func:`log_entries` gives them, each with what ``read``
     made of its line beyond the entry.
 
-    The lines are read by ``read`` (:func:`read_line`, or a function that calls it), in batches that ``batches``
-    maps as ``map`` does: the command line passes a map that reads batches in other processes (DR-008). The
-    reads are taken in file order, so the file is refused at the same line whichever map read it.
+    The lines are read by ``read`` (:func:`read_line`, or a function that calls it), in blocks that ``batches``
+    maps as ``map`` does: the command line passes a map that reads blocks in other processes (DR-008). The
+    reads are taken in file order, so the file is refused at the same line whichever map read it. The last line
+    that holds anything is read here, once the rest is: whether it is whole is asked only of the last.
     """
     size = handle.seek(0, 2)
-    handle.seek(0)
     if size > MAX_IMPORT_CHARS:
         raise ImportFileError(too_big(size))
+    last_start, last = last_line(handle, size)
     checks = EntryChecks()
-    last: list[tuple[int, int, bytes]] = []
-    for reads in batches(partial(_read_batch, read), _batched(_lines_but_last(handle, last))):
+    number = [1]  # the number of the line after the blocks read so far
+    for reads in batches(partial(_read_block, read), _blocks(handle, last_start, number)):
         for value, problems, made in reads:
             if _take(checks, value, problems):
                 yield value, made
     if last:
-        number, start, raw = last[0]
-        if not is_whole_json(raw.removeprefix(_BOM) if number == 1 else raw):
+        if not is_whole_json(last.removeprefix(_BOM) if last_start == 0 else last):
+            _room_for_one(checks)
             checks.finish()  # a bad line before a cut one is said first: a repair would not mend it
-            raise CutOff(UnfinishedEnd(line=number, start=start, cut=True), checks.taken)
-        value, problems, made = read(number, start, raw)
+            raise CutOff(UnfinishedEnd(line=number[0], start=last_start, cut=True), checks.taken)
+        value, problems, made = read(number[0], last_start, last)
         if _take(checks, value, problems):
             yield value, made
     checks.finish()
 
 
-def _lines_but_last(handle: BinaryIO, last: list) -> Iterator[tuple[int, int, bytes] | ImportFileError]:
-    """Each line of the file that holds more than white space, numbered and with its first byte's offset, but
-    the last, which is left in ``last``: whether it is whole is known only once it is known to be the last. A
-    file of too many lines yields the refusal in place of the line past the limit."""
-    held = None
-    number = offset = lines = 0
-    for raw in handle:
-        number += 1
-        start, offset = offset, offset + len(raw)
-        if raw.isspace():
+def _blocks(handle: BinaryIO, end: int, number: list[int]) -> Iterator[tuple[int, int, bytes]]:
+    """The file's bytes before offset ``end`` (where a line starts) in blocks of whole lines of about
+    :data:`BLOCK_BYTES`, each with the number of its first line and its first byte's offset; ``number[0]`` is
+    kept the number of the line after the blocks given so far."""
+    handle.seek(0)
+    offset = 0
+    held = b""  # the start of a line whose end is not read yet
+    wanted = BLOCK_BYTES
+    while offset + len(held) < end:
+        data = held + handle.read(min(wanted, end - offset - len(held)))
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:  # a line longer than a block: read on, twice as much each time, until it ends
+            held, wanted = data, 2 * len(data)
             continue
-        lines += 1
-        if lines > MAX_IMPORT_ENTRIES:
-            yield ImportFileError(f"The log has more than {MAX_IMPORT_ENTRIES:,} entries; an import takes at most "
-                                  f"{MAX_IMPORT_ENTRIES:,}. Nothing was imported.")
-            return
-        if held is not None:
-            yield held
-        held = (number, start, raw)
-    if held is not None:
-        last.append(held)
+        block, held, wanted = data[:cut], data[cut:], BLOCK_BYTES
+        yield number[0], offset, block
+        number[0] += block.count(b"\n")
+        offset += cut
 
 
-def _batched(lines: Iterator) -> Iterator[list]:
-    batch = []
-    for line in lines:
-        batch.append(line)
-        if len(batch) == BATCH_LINES:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
-def _read_batch(read: Callable[[int, int, bytes], Read], batch: list) -> list[Read]:
-    return [(line, None, None) if isinstance(line, ImportFileError) else read(*line) for line in batch]
+def _read_block(read: Callable[[int, int, bytes], Read], block: tuple[int, int, bytes]) -> list[Read]:
+    """``read`` of each line of ``block`` that holds more than white space."""
+    number, start, data = block
+    reads = []
+    for raw in io.BytesIO(data):
+        if not raw.isspace():
+            reads.append(read(number, start, raw))
+        number += 1
+        start += len(raw)
+    return reads
 
 
 def _take(checks: EntryChecks, value: object, problems: list[str] | None) -> bool:
@@ -150,6 +147,7 @@ def _take(checks: EntryChecks, value: object, problems: list[str] | None) -> boo
     was (``value`` is then the refusal) or if the entry nests too deeply, as a whole file's check refuses that
     before any other. Only an invalid entry can (a valid one nests three levels at most), so a valid entry's
     nesting is never walked."""
+    _room_for_one(checks)
     if isinstance(value, ImportFileError):
         raise value
     if checks.take(value, problems):
@@ -157,6 +155,13 @@ def _take(checks: EntryChecks, value: object, problems: list[str] | None) -> boo
     if problems and _deeper_than(value, MAX_IMPORT_DEPTH):
         raise ImportFileError(TOO_DEEP)
     return False
+
+
+def _room_for_one(checks: EntryChecks) -> None:
+    """The file refused if it has an entry more than an import takes, which the next line would be."""
+    if checks.taken >= MAX_IMPORT_ENTRIES:
+        raise ImportFileError(f"The log has more than {MAX_IMPORT_ENTRIES:,} entries; an import takes at most "
+                              f"{MAX_IMPORT_ENTRIES:,}. Nothing was imported.")
 
 
 def _entry(number: int, start: int, raw: bytes) -> object:

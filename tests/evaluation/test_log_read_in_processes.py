@@ -20,7 +20,7 @@ from pyapp.evaluation.log_stream import log_lines
 from synthetic_logs import synthetic_log
 
 ROOT = Path(__file__).resolve().parents[2]
-BATCH = 7
+BLOCK = 5_000  # about two entries of the synthetic log, and a whole bad log or two
 
 READ_IN_WORKERS = """
 import json, sys
@@ -29,7 +29,7 @@ from pyapp.evaluation import log_stream
 sys.path[:0] = sys.argv[1].split(",")
 from log_files import read_all
 
-log_stream.BATCH_LINES = int(sys.argv[2])
+log_stream.BLOCK_BYTES = int(sys.argv[2])
 found = {}
 for number, path in enumerate(sys.argv[3:]):
     with batch_map(PARALLEL_FROM, count=2 + number % 2) as batches:
@@ -46,10 +46,10 @@ def test_a_log_read_by_two_workers_gives_what_one_process_gives(tmp_path):
         paths[name] = tmp_path / f"log{number}.jsonl"
         paths[name].write_bytes(data)
     support = f"{ROOT / 'tests'},{ROOT / 'tests' / 'support'}"
-    done = subprocess.run([sys.executable, "-c", READ_IN_WORKERS, support, str(BATCH), *map(str, paths.values())],
+    done = subprocess.run([sys.executable, "-c", READ_IN_WORKERS, support, str(BLOCK), *map(str, paths.values())],
                           cwd=ROOT, capture_output=True, text=True, check=True)
     in_workers = json.loads(done.stdout)
-    log_stream.BATCH_LINES, before = BATCH, log_stream.BATCH_LINES
+    log_stream.BLOCK_BYTES, before = BLOCK, log_stream.BLOCK_BYTES
     try:
         for name, path in paths.items():
             here = json.loads(json.dumps(read_all(str(path), map)))
@@ -58,7 +58,7 @@ def test_a_log_read_by_two_workers_gives_what_one_process_gives(tmp_path):
             assert found == here, name
             assert ("refused" in here) == (name not in ("synthetic", "own cases")), name
     finally:
-        log_stream.BATCH_LINES = before
+        log_stream.BLOCK_BYTES = before
     graded = [graded for _, graded in in_workers[str(paths["synthetic"])]["entries"] if graded is not None]
     assert len(graded) > 200  # the answers were graded by the workers, not by the index
     assert not any(graded for _, graded in in_workers[str(paths["own cases"])]["entries"])

@@ -61,6 +61,24 @@ def test_the_entries_streamed_are_those_parse_import_reads():
     assert streamed(b"\xef\xbb\xbf" + data + b"\n  \n") == parse_import(b"\xef\xbb\xbf" + data + b"\n  \n")
 
 
+@pytest.mark.parametrize("block", [100, 3_000, 1_000_000])
+def test_the_lines_are_read_alike_in_blocks_of_any_size(monkeypatch, block):
+    """Blocks shorter than a line, of about one line, and of the whole log; line breaks of either kind, blank
+    lines between and after the entries, and a last line without its break."""
+    monkeypatch.setattr(log_stream, "BLOCK_BYTES", block)
+    lines = lines_of(synthetic_log(9))
+    data = b"".join(lines[:3]) + b"\n   \n" + b"".join(line.replace(b"\n", b"\r\n") for line in lines[3:6]) \
+        + b"".join(lines[6:]).rstrip(b"\n")
+    for variant in (data, data + b"\n\n \t\n", b"\xef\xbb\xbf" + data):
+        assert streamed(variant) == parse_import(variant)
+    bad = b"".join(lines[:3]) + b"\n \n" + b"".join(lines[3:7]) + b"{not json}\n" + lines[8]
+    with pytest.raises(ImportFileError, match="Line 10 of the log") as stream:
+        streamed(bad)
+    with pytest.raises(ImportFileError) as whole:
+        parse_import(bad)
+    assert str(stream.value) == str(whole.value)
+
+
 def test_a_log_is_told_from_an_export_by_its_first_line():
     entries = synthetic_log(5)
     assert opens_a_log(io.BytesIO(log_bytes(entries)))
