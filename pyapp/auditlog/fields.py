@@ -11,7 +11,8 @@ from pyapp.core.jsontypes import is_int, storable
 from pyapp.core.vocabulary import Stop
 from pyapp.providers.settings import Settings
 
-ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}\Z")  # \Z: "$" would accept a final line break
+ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}"
+ID_RE = re.compile(rf"^{ID_PATTERN}\Z")  # \Z: "$" would accept a final line break
 HASH_RE = re.compile(r"^[0-9a-f]{64}\Z")
 STOPS = tuple(Stop)
 MAX_SETTINGS_REMEMBERED = 256
@@ -28,7 +29,7 @@ def settings_problem(settings: Any) -> str | None:
     key = None
     if type(settings) is dict:
         # The types belong in the key: 1, 1.0 and true are equal in Python but not the same setting.
-        key = tuple((name, type(value), value) for name, value in settings.items())
+        key = (tuple(settings.items()), tuple(map(type, settings.values())))
         try:
             hash(key)
         except TypeError:  # a list or an object as a value: not remembered

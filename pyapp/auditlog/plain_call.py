@@ -10,7 +10,9 @@ not, goes the full way, which alone says what is wrong.
 
 from __future__ import annotations
 
-from pyapp.auditlog.fields import HASH_RE, ID_RE, STOPS, settings_problem
+import re
+
+from pyapp.auditlog.fields import HASH_RE, ID_PATTERN, STOPS, settings_problem
 from pyapp.auditlog.format import (
     AUDIT_FORMAT,
     CALL_DRIFT_KEYS,
@@ -23,7 +25,6 @@ from pyapp.auditlog.format import (
     OUTCOMES,
     valid_time,
 )
-from pyapp.core.jsontypes import MAX_SAFE_INTEGER
 from pyapp.core.vocabulary import ANSWERED, EntryType, Outcome
 
 _KEY_SETS = (frozenset(CALL_KEYS), frozenset(CALL_KEYS + CALL_DRIFT_KEYS))
@@ -31,17 +32,21 @@ _IDS = ("id", "run_id", "case_id", "eval_set_version", "prompt_version")
 _COUNTS = ("input_tokens", "output_tokens")
 _OPTIONAL_TEXTS = (("raw_stop_reason", 200), ("failure", MAX_TEXT_BYTES),
                    *((key, MAX_REPORTED_BYTES) for key in CALL_DRIFT_KEYS))
-_SETTING_TYPES = {str, int, float, type(None)}
+# The ids, joined by line breaks (which no id holds), each as fields.ID_RE takes one.
+_IDS_RE = re.compile(rf"(?:{ID_PATTERN}\n){{{len(_IDS) - 1}}}{ID_PATTERN}\Z")
 
 
 def plainly_valid_call(obj: dict) -> bool:
     """True for a call entry of a run that the full validation would find valid, decided on sight (module doc)."""
     if obj.get("type") != EntryType.CALL or obj.keys() not in _KEY_SETS or obj["search"] is not None:
         return False
-    if not all(type(ident) is str and ID_RE.match(ident) for ident in map(obj.__getitem__, _IDS)):
+    try:
+        if not _IDS_RE.match("\n".join(map(obj.__getitem__, _IDS))):
+            return False
+    except TypeError:  # an id that is not text
         return False
     answer, stop, status, outcome, error = obj["answer"], obj["stop"], obj["status"], obj["outcome"], obj["error"]
-    message, prompt_hash, settings = obj["message"], obj["prompt_hash"], obj["settings"]
+    prompt_hash = obj["prompt_hash"]
     if not (type(obj["format"]) is int and obj["format"] == AUDIT_FORMAT and valid_time(obj["time"])
             and type(prompt_hash) is str and HASH_RE.match(prompt_hash)
             and (status is None or (type(status) is int and 100 <= status <= 599))
@@ -58,40 +63,26 @@ def plainly_valid_call(obj: dict) -> bool:
             return False
     elif answer is not None or error is None or (error == Outcome.CANCELLED) != (outcome == Outcome.CANCELLED):
         return False
-    limits = [(message, MAX_TEXT_BYTES)] if answer is None else [(message, MAX_TEXT_BYTES), (answer, MAX_ANSWER_BYTES)]
+    limits = [(obj["message"], MAX_TEXT_BYTES)] if answer is None else \
+        [(obj["message"], MAX_TEXT_BYTES), (answer, MAX_ANSWER_BYTES)]
     for key, limit in _OPTIONAL_TEXTS:
         value = obj.get(key)
         if value is not None:
             limits.append((value, limit))
     if not all(type(text) is str for text, _ in limits):
         return False
-    texts = [text for text, _ in limits]  # ids, hashes, times and names of a kind are ASCII by their checks above
-    if type(settings) is not dict or not _plain_settings(settings, texts):
-        return False
-    return _valid_unicode("".join(texts), limits) and settings_problem(settings) is None
+    # The settings pass only if their class takes them, and it refuses a number out of range and any text that is
+    # not printable ASCII; so only the texts above may hold a lone surrogate.
+    return _valid_unicode(limits) and type(obj["settings"]) is dict and settings_problem(obj["settings"]) is None
 
 
 def _milliseconds(value: object) -> bool:
     return (type(value) is int or type(value) is float) and 0 <= value <= MAX_NUMBER
 
 
-def _plain_settings(settings: dict, texts: list[str]) -> bool:
-    """True when every value of ``settings`` is text, a number in range or null; their texts are added to ``texts``."""
-    if not set(map(type, settings.values())) <= _SETTING_TYPES:
-        return False
-    for name, value in settings.items():
-        if type(value) is str:
-            texts.append(value)
-        elif type(value) is int and not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
-            return False
-        elif type(value) is float and not -MAX_NUMBER <= value <= MAX_NUMBER:  # not NaN, not infinite
-            return False
-        texts.append(name)
-    return True
-
-
-def _valid_unicode(joined: str, limits: list[tuple[str, int]]) -> bool:
-    """True when no text of ``joined`` holds a lone surrogate and each of ``limits`` fits its limit in UTF-8."""
+def _valid_unicode(limits: list[tuple[str, int]]) -> bool:
+    """True when no text of ``limits`` holds a lone surrogate and each fits its limit in UTF-8."""
+    joined = "".join([text for text, _ in limits])
     if joined.isascii():
         return all(len(text) <= limit for text, limit in limits)
     try:

@@ -26,7 +26,8 @@ for number, entry in enumerate(CALLS[::3]):  # some as older logs have them, wit
 EDGE_VALUES = [
     None, True, 0, -1, 599, 600, 1000, 1001, 2**53, 10**400, 0.5, 1e13, float("inf"), float("nan"),
     "", "\ud800", "x\udfff", "é" * 60, "é" * 150, "x" * 201, "→" * 2600, "→" * 3400, "end", "max_tokens",
-    "cancelled", "overloaded", "grounded", "model_failure", "infrastructure_failure", "run-1", "A" * 65, "a" * 64,
+    "cancelled", "overloaded", "grounded", "model_failure", "infrastructure_failure", "run-1", "run\n1", "A" * 65,
+    "a" * 64,
     "2026-02-30T10:00:00.000Z", "2026-12-02T10:00:00.000Z", [1], {"a": 1}]
 EDGES = st.sampled_from(EDGE_VALUES)
 ODD_VALUES = st.one_of(EDGES, EDGES, EDGES, st.integers(-3, 700), st.floats(), st.text(max_size=4))
