@@ -131,7 +131,9 @@ class RunIndex:
             if type(value) is str:
                 lean[key] = sys.intern(value)
         if call:
-            lean["settings"] = self._settings.setdefault(_settings_key(entry["settings"]), entry["settings"])
+            # Keyed by the pairs in their order, which one writer keeps: equal settings in another order are
+            # only kept twice.
+            lean["settings"] = self._settings.setdefault(tuple(entry["settings"].items()), entry["settings"])
             if graded is None and entry["answer"] is not None:
                 graded = grade_fields(self.grader, self.own.sets, entry)
             grade = None if graded is None else self._kept_grade(graded)
