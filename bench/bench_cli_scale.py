@@ -5,9 +5,9 @@ synthetic JSON-lines logs of 10,000 and 100,000 entries (DR-008).
 ``python bench/bench_cli_scale.py [--sizes 10000 100000] [--repeats 3] [--against COMMIT]``: with
 ``--against``, ``pyapp`` as that commit holds it is measured too, the two taking turns. Prints min / median /
 max. The goals (issue "a gate a CI job can trust"): at 100,000 entries, ``report`` within 10 s and 300 MB,
-``run``'s first call within 1 s. ``report`` reads a long log with a worker process per core
-(``pyapp.cli.reading_processes``); "worker MB" is the largest worker's peak, which counts again the memory it was
-forked with.
+``run``'s first call within 1 s. ``report`` reads a long log, and makes its runs' reports, with a worker process
+per core (``pyapp.cli.reading_processes``); "worker MB" is the largest worker's peak, which counts again the memory
+it was forked with.
 """
 
 from __future__ import annotations

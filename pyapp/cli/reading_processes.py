@@ -1,5 +1,5 @@
 """A long log read on every core: its lines parsed, validated and graded in batches by worker processes, and
-taken back in file order (DR-008).
+taken back in file order; its runs' reports made so too (DR-008).
 
 Reading a log is work per line, in pure Python, and nearly all of it (the parse, the entry's validation, the
 grading of its answer) needs nothing from the lines before it; what does (ids seen, runs, the visitor's own
@@ -42,10 +42,11 @@ def workers() -> int:
 
 @contextmanager
 def batch_map(size: int, count: int | None = None) -> Iterator[Callable[..., Iterable]]:
-    """A map over batches of lines of a log of ``size`` bytes, for :func:`pyapp.evaluation.log_stream.log_lines`:
-    the built-in ``map`` for a short log or one core, else one that hands the batches in turn to ``count`` worker
-    processes (default :func:`workers`) and gives their results in order. The workers stop when the block ends,
-    however it ends."""
+    """A map over batches of the work on a log of ``size`` bytes (blocks of its lines, for
+    :func:`pyapp.evaluation.log_stream.log_lines`, or its runs, for ``report``): the built-in ``map`` for a short
+    log or one core, else one that hands the batches in turn to ``count`` worker processes (default
+    :func:`workers`), forked when it is first called, and gives their results in order. The workers stop when the
+    block ends, however it ends."""
     count = workers() if count is None else count
     if count < 2 or size < PARALLEL_FROM:
         yield map
