@@ -8,6 +8,7 @@ import json
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from fast_paths import without_fast_path
 from pyapp.auditlog import validation
 from pyapp.auditlog.format import CALL_DRIFT_KEYS, CALL_KEYS
 from pyapp.auditlog.plain_call import plainly_valid_call
@@ -37,13 +38,8 @@ PLACES = st.sampled_from(EVERY_PLACE)
 
 
 def full_validation(entry: object) -> list[str]:
-    """``validate_entry`` without the check on sight (a fixture cannot patch inside a hypothesis test)."""
-    quick = validation.plainly_valid_call
-    validation.plainly_valid_call = lambda _: False
-    try:
-        return validation.validate_entry(entry)
-    finally:
-        validation.plainly_valid_call = quick
+    """``validate_entry`` without the check on sight."""
+    return without_fast_path(validation, "plainly_valid_call", validation.validate_entry, entry)
 
 
 OUTCOMES = sorted({entry["outcome"] for entry in CALLS})
