@@ -1,5 +1,8 @@
 // The explorer page: draw what pyapp.explorer computes, and step through it.
 // The map is in degrees on both axes, as the search measures (DR-007).
+// One module, at about 420 lines: the map, the list of touched nodes, the stepping and the player all draw from
+// the same few values (the tree, the search's view, the current step, the map's scale); split, each part
+// would take them from the others.
 import { startPython } from "./python.mjs";
 import { setupWalkthrough } from "./walkthrough.mjs";
 
