@@ -25,6 +25,7 @@ from pyapp.auditlog.format import (
     OUTCOMES,
     valid_time,
 )
+from pyapp.core.jsontypes import has_lone_surrogate
 from pyapp.core.vocabulary import ANSWERED, EntryType, Outcome
 
 _KEY_SETS = (frozenset(CALL_KEYS), frozenset(CALL_KEYS + CALL_DRIFT_KEYS))
@@ -85,9 +86,7 @@ def _valid_unicode(limits: list[tuple[str, int]]) -> bool:
     joined = "".join([text for text, _ in limits])
     if joined.isascii():
         return all(len(text) <= limit for text, limit in limits)
-    try:
-        joined.encode("utf-8")  # a lone surrogate is the one thing UTF-8 cannot encode
-    except UnicodeEncodeError:
+    if has_lone_surrogate(joined):
         return False
     # A character takes at most four bytes, so only a text of more than a quarter of its limit is encoded.
     return all(len(text) <= limit and (4 * len(text) <= limit or len(text.encode("utf-8")) <= limit)

@@ -32,7 +32,14 @@ def is_json_integer(value: object) -> bool:
 
 
 def has_lone_surrogate(text: str) -> bool:
-    return _SURROGATE_RE.search(text) is not None
+    if text.isascii():  # a flag of the string, known without a look at its characters
+        return False
+    # A lone surrogate is the one thing UTF-8 cannot encode; the encoder finds it far sooner than a search.
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def storable(text: str | None) -> str | None:
@@ -117,11 +124,4 @@ def _holds_hostile(obj: Any) -> bool:
         joined = "".join(strings)
     except TypeError:
         return True
-    if joined.isascii():
-        return False
-    # A lone surrogate is the one thing UTF-8 cannot encode; the encoder finds it far sooner than a search.
-    try:
-        joined.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+    return has_lone_surrogate(joined)

@@ -76,7 +76,7 @@ def _plainly_fits(obj: object) -> bool:
     if type(obj) is not dict or obj.keys() != keys:
         return False
     walkthrough, ids, distance, steps = obj["walkthrough"], obj["result_ids"], obj["distance"], obj["cited_steps"]
-    if type(walkthrough) is not str or not (walkthrough.isascii() or not has_lone_surrogate(walkthrough)):
+    if type(walkthrough) is not str or has_lone_surrogate(walkthrough):
         return False
     if type(ids) is not list or (ids and not (set(map(type, ids)) == {int} and _safe(min(ids)) and _safe(max(ids)))):
         return False
