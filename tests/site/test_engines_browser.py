@@ -271,6 +271,7 @@ CAPTURE_DOWNLOADS = """() => {
 def test_a_finished_run_offers_its_entries_in_one_click_and_they_import_back_as_duplicates(page, fresh_site):
     with FakeProvider() as fake:
         open_eval(page, fresh_site, fake)
+        page.wait_for("#run-storage .storage-text")
         line = page.text("#run-storage")
         # Not persisted (WebKitGTK does not say): what the browser may delete is said, with the export beside it.
         assert line.startswith("Your audit log: 0 entries, 0 bytes.") and "Persisted:" not in line, line
@@ -293,7 +294,7 @@ def test_a_finished_run_offers_its_entries_in_one_click_and_they_import_back_as_
     lines = [json.loads(line) for line in download["text"].splitlines()]
     assert [e["id"] for e in lines if e["type"] == "call"] == [e["id"] for e in calls]
     page.click(".view-nav a[data-view='data']")
-    page.wait_for("section[data-view='data']:not([hidden])")
+    page.wait_for("#data-storage .storage-text")  # drawn once the view shows, after the store is measured
     assert page.text("#data-storage").startswith(f"Your audit log: {len(lines)} entries,")
     page.evaluate(CHOOSE_FILE, ["#import-file", download["name"], download["text"]])
     page.wait_for("#import-message[data-state='imported']")
