@@ -7,7 +7,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from pyapp.browser.worker_io import start_append
+from pyapp.browser.worker_io import read_store, start_append
 
 if TYPE_CHECKING:  # the domain modules are imported by the operations that use them
     from pyapp.evaluation.evalset import CaseSets
@@ -41,22 +41,18 @@ class LogCache:
         self.text_bytes: int | None = 0
 
     async def refresh(self) -> LogCache:
-        from kdt_audit_store import readFrom
-
         if not self.restored:
             self.restored = True
             await self._restore()
-        answer = json.loads(await readFrom(self.last[0]))
-        rows = answer["rows"]
+        rows, count = await read_store(self.last[0])
         if self.last[0]:
-            if not rows or rows[0] != self.last or answer["count"] != self.records + len(rows) - 1:
+            if not rows or rows[0] != self.last or count != self.records + len(rows) - 1:
                 self.reset()
-                answer = json.loads(await readFrom(0))
-                rows = answer["rows"]
+                rows, count = await read_store(0)
             else:
                 rows = rows[1:]
         self._take(rows)
-        self.records = answer["count"]
+        self.records = count
         return self
 
     def took(self, texts: list[str], written: dict) -> None:
@@ -130,8 +126,10 @@ class LogCache:
 
     def _count_bytes(self, texts: list[str]) -> None:
         if self.text_bytes is not None:
-            # An ASCII text's length is its size in UTF-8, known without encoding it (str.isascii is a flag).
-            self.text_bytes += sum(len(text) if text.isascii() else len(text.encode()) for text in texts) + len(texts)
+            # An ASCII text's length is its size in UTF-8, known without encoding it (str.isascii is a flag). A
+            # record may hold a lone surrogate (it is then unreadable): counted as the three bytes it would take.
+            self.text_bytes += sum(len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+                                   for text in texts) + len(texts)
 
     def keep_when_due(self) -> None:
         """Keep a checkpoint of this read once it holds enough records or outcomes the last one did not.

@@ -100,6 +100,8 @@ def corrupted(entry: dict, how: str) -> str:
         return json.dumps({**entry, "input_tokens": 2**60})
     if how == "lone surrogate":
         return json.dumps({**entry, "message": "\ud800"})
+    if how == "raw lone surrogate":  # not escaped: as another script could store it
+        return json.dumps({**entry, "message": "\ud800"}, ensure_ascii=False)
     if how == "nested":
         return json.dumps({**entry, "settings": {**entry["settings"], "model": [[[[[[[[["m"]]]]]]]]]}})
     return json.dumps(entry).replace('"format": 1', '"format": 1, "format": 1', 1)  # a repeated key
@@ -118,13 +120,14 @@ def test_the_kept_log_equals_a_fresh_read_after_appends_an_import_and_corrupt_re
     run_async(log_cache.append_entries(a[12:]))  # the worker's own appends
     handle("record_decision", call_id=a[0]["id"], helpful=False, note="not helpful")
     worker.stored.extend(CORRUPT_RECORDS[3:] + [corrupted(c[0], how) for how in
-                                                ("huge id", "lone surrogate", "nested", "repeated key")])
+                                                ("huge id", "lone surrogate", "raw lone surrogate", "nested",
+                                                                      "repeated key")])
     store(worker, b[:5])  # another tab's appends
     handle("run_detail", run_id="run-b")
     assert handle("import_audit", file=export_json(a + b).encode()) == {"added": 15, "skipped": 25}
     kept = views(["run-a", "run-b"])
     assert kept == fresh_views(monkeypatch, ["run-a", "run-b"])
-    assert kept["overview"]["corrupt"] == kept["audit"]["corrupt"] == len(CORRUPT_RECORDS) + 4
+    assert kept["overview"]["corrupt"] == kept["audit"]["corrupt"] == len(CORRUPT_RECORDS) + 5
     expected = rebuild([json.loads(text) for text in worker.stored if re.match(r'\{"format": ?1, ?"id"', text)])
     assert [r["run_id"] for r in kept["overview"]["runs"]] == ["run-b", "run-a"]
     assert kept["overview"]["runs"] == json.loads(json.dumps(runs_overview(sorted(

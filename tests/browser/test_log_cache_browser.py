@@ -25,8 +25,9 @@ from eval_page import (
     show_view,
     start_run,
 )
+from eval_page import export_json as export_from_page
 from pyapp.auditlog.validation import validate_entry
-from pyapp.evaluation.export import export_json
+from pyapp.evaluation.export import export_json, parse_import
 from worker_views import CORRUPT_RECORDS
 
 pytestmark = pytest.mark.browser
@@ -95,3 +96,42 @@ def test_a_tab_that_kept_its_log_shows_what_a_new_tab_reads_after_a_run_imports_
     path.write_text(export_json(valid_stored(tab_a)))
     assert {run: text.split()[0] for run, text in runs.items()} == {
         r["run_id"]: f"{r['grounded']}/{r['graded']}" for r in cli("report", str(path), "--json")}
+
+
+# Records the store passes to Python off their own line, or on it as they are (audit-store.mjs, rowsText): the first
+# call's text spread over lines, the second's answer with a character outside the Basic Multilingual Plane (a
+# surrogate pair in JavaScript), and a copy of the third under another id with a lone surrogate in its answer,
+# which must reach Python as it is and be found unreadable.
+ODD_ROWS = """async (texts) => {
+  const rows = texts.map((json) => ({ json }));
+  rows[0].json = JSON.stringify(JSON.parse(texts[0]), null, 1);
+  const lone = JSON.parse(texts[2]);
+  lone.id = "lone-surrogate-copy";
+  rows.push({ json: JSON.stringify(lone).replace('"answer":"', '"answer":"\\uD800') });
+  const db = await new Promise((ok, fail) => { const r = indexedDB.open("kd-tree-explorer", 1);
+    r.onsuccess = () => ok(r.result); r.onerror = () => fail(r.error); });
+  const tx = db.transaction("audit", "readwrite");
+  for (const row of rows) tx.objectStore("audit").add(row);
+  await new Promise((ok, fail) => { tx.oncomplete = ok; tx.onerror = () => fail(tx.error); });
+  db.close();
+  return rows[0].json.includes("\\n") && rows.at(-1).json.includes("\\uD800");
+}"""
+
+
+def test_records_with_line_breaks_and_surrogates_are_read_as_stored(context, site, tmp_path):
+    entries = full_run("run-odd", grounded={"C01", "C02", "C05"})
+    answer = json.loads(entries[1]["answer"])
+    answer["walkthrough"] += " 🌲"
+    entries[1]["answer"] = json.dumps(answer, ensure_ascii=False)
+    assert not validate_entry(entries[1])
+    texts = [json.dumps(entry, ensure_ascii=False, separators=(",", ":")) for entry in entries]
+    assert open_eval(context, site).evaluate(ODD_ROWS, texts)
+    path = tmp_path / "odd.json"
+    path.write_text(export_json(entries))
+    [expected] = cli("report", str(path), "--json")
+    assert expected["grounded"] == 3 and expected["graded"] == 20
+    page = open_eval(context, site)  # a new worker reads them all
+    runs, message, _ = shown(page)
+    assert runs["run-odd"].split() == ["3/20", "(15.0%)"] and len(runs) == 1, runs
+    assert "1 run rebuilt from 20 logged calls; 1 unreadable audit entry was skipped" in message, message
+    assert parse_import(export_from_page(page, tmp_path).read_bytes()) == entries, "each entry read exactly"

@@ -12,9 +12,14 @@ import { open, restore } from "./shell.mjs";
 
 open();
 python.ready.then(async () => {
-  // The runs first: the worker answers one call at a time, and the set's table is already on the page (DR-006).
-  await refresh();
-  await restore();
-  await opened();
-  document.body.dataset.evalReady = "true";
+  try {
+    // The runs first: the worker answers one call at a time, and the set's table is already on the page (DR-006).
+    await refresh();
+    await restore();
+    await opened();
+    document.body.dataset.evalReady = "true";
+  } catch (error) {
+    // Said where the runs would be, not left as an empty page (a Python that failed to start says so itself).
+    document.getElementById("runs-message").textContent = `The workbench could not open: ${error.message}`;
+  }
 }).catch(() => {});
