@@ -7,7 +7,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from pyapp.browser.worker_io import read_store, start_append
+from pyapp.browser.worker_io import start_append
 
 if TYPE_CHECKING:  # the domain modules are imported by the operations that use them
     from pyapp.evaluation.evalset import CaseSets
@@ -41,18 +41,22 @@ class LogCache:
         self.text_bytes: int | None = 0
 
     async def refresh(self) -> LogCache:
+        from kdt_audit_store import readFrom
+
         if not self.restored:
             self.restored = True
             await self._restore()
-        rows, count = await read_store(self.last[0])
+        answer = json.loads(await readFrom(self.last[0]))
+        rows = answer["rows"]
         if self.last[0]:
-            if not rows or rows[0] != self.last or count != self.records + len(rows) - 1:
+            if not rows or rows[0] != self.last or answer["count"] != self.records + len(rows) - 1:
                 self.reset()
-                rows, count = await read_store(0)
+                answer = json.loads(await readFrom(0))
+                rows = answer["rows"]
             else:
                 rows = rows[1:]
         self._take(rows)
-        self.records = count
+        self.records = answer["count"]
         return self
 
     def took(self, texts: list[str], written: dict) -> None:

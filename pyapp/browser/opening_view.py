@@ -60,9 +60,8 @@ class OpeningView:
 
     async def _current(self) -> bool:
         """Whether a kept view exists and the store still ends with its last record and holds its count."""
+        from kdt_audit_store import readFrom
         from kdt_worker import kept_view
-
-        from pyapp.browser.worker_io import read_store
 
         if not self.looked:
             self.looked = True
@@ -71,8 +70,8 @@ class OpeningView:
         if self.kept is None:
             return False
         last = self.kept["last"]
-        rows, count = await read_store(last[0])
-        if count != self.kept["records"] or rows != ([last] if last[0] else []):
+        store = json.loads(await readFrom(last[0]))
+        if store["count"] != self.kept["records"] or store["rows"] != ([last] if last[0] else []):
             self.kept = None  # the log has changed since: this worker reads it from now on
             return False
         return True

@@ -120,21 +120,6 @@ def emit(event: dict) -> None:
     post(json.dumps(event))
 
 
-async def read_store(seq: int) -> tuple[list[list], int]:
-    """The stored records from sequence number ``seq`` on (0: all), oldest first, each ``[seq, its JSON text or
-    None]``, and how many records the store holds (``readFrom`` in audit-store.mjs, which writes each text on a
-    line of its own after a JSON line of the rest)."""
-    from kdt_audit_store import readFrom
-
-    head, _, body = (await readFrom(seq)).partition("\n")
-    read = json.loads(head)
-    seqs = read["seqs"]
-    texts = body.split("\n") if seqs else []
-    for position, text in read["odd"]:
-        texts[position] = text
-    return list(map(list, zip(seqs, texts, strict=True))), read["count"]
-
-
 def start_append(texts: list[str], from_file: bool = False) -> Awaitable[dict]:
     """Hand entries' JSON texts to the IndexedDB audit log, which stores them in one transaction while
     Python goes on; await the result for the store's answer, ``{"seqs": [...], "count": records held

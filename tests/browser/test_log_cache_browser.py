@@ -98,10 +98,10 @@ def test_a_tab_that_kept_its_log_shows_what_a_new_tab_reads_after_a_run_imports_
         r["run_id"]: f"{r['grounded']}/{r['graded']}" for r in cli("report", str(path), "--json")}
 
 
-# Records the store passes to Python off their own line, or on it as they are (audit-store.mjs, rowsText): the first
-# call's text spread over lines, the second's answer with a character outside the Basic Multilingual Plane (a
-# surrogate pair in JavaScript), and a copy of the third under another id with a lone surrogate in its answer,
-# which must reach Python as it is and be found unreadable.
+# Records of a run as no page writes them: the first call's text spread over lines, the second's answer with a
+# character outside the Basic Multilingual Plane (a surrogate pair in JavaScript), and a copy of the third under
+# another id with a lone surrogate in its answer, raw, as another script could store it: read as the first two
+# entries, and the copy unreadable.
 ODD_ROWS = """async (texts) => {
   const rows = texts.map((json) => ({ json }));
   rows[0].json = JSON.stringify(JSON.parse(texts[0]), null, 1);

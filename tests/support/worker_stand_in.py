@@ -56,10 +56,8 @@ class WorkerStandIn:
 
     async def read_from(self, seq: int) -> str:
         """As ``readFrom`` in audit-store.mjs; record ``n`` (from 1) is ``stored[n - 1]``."""
-        rows = [(n, text) for n, text in enumerate(self.stored, 1) if n >= seq]
-        odd = {i: text for i, (_, text) in enumerate(rows) if not isinstance(text, str) or "\n" in text}
-        head = json.dumps({"seqs": [n for n, _ in rows], "count": len(self.stored), "odd": list(odd.items())})
-        return "\n".join([head, *("" if i in odd else text for i, (_, text) in enumerate(rows))])
+        rows = [[n, text] for n, text in enumerate(self.stored, 1) if n >= seq]
+        return json.dumps({"rows": rows, "count": len(self.stored)})
 
     async def kept_log(self):
         return None if self.kept is None else types.SimpleNamespace(to_bytes=lambda: self.kept)

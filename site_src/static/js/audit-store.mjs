@@ -59,8 +59,8 @@ async function appendTo(db, texts) {
 
 /**
  * The stored entries from sequence number `seq` on (0: all), oldest first, and how many the store
- * holds, read in one transaction, as `rowsText` gives them to Python. The worker keeps what it has read
- * and asks only for what came since (DR-006).
+ * holds, read in one transaction: JSON {"rows": [[seq, json text or null], ...], "count": n}.
+ * The worker keeps what it has read and asks only for what came since (DR-006).
  */
 export async function readFrom(seq) {
   const db = await database();
@@ -69,25 +69,8 @@ export async function readFrom(seq) {
   const rows = store.getAll(IDBKeyRange.lowerBound(seq));
   const count = store.count();
   await finished(transaction);
-  return rowsText(rows.result.map((row) => [row.seq, row.json]), count.result);
-}
-
-/**
- * Records `rows` ([[seq, stored json], ...]) and the store's `count` as one text for Python
- * (pyapp.browser.worker_io.read_store): a JSON line {"seqs", "count", "odd"}, then each record's text on a
- * line of its own, not escaped inside another JSON text, which took the worker a tenth of a read of
- * 10,000 entries (DR-006). A record whose json is not a string, or holds a line break, has an empty line,
- * and "odd" gives it as [its position, its text or null]. Pyodide passes a text's surrogates as they are,
- * lone ones too, which the worker then finds unreadable.
- */
-export function rowsText(rows, count) {
-  const seqs = [];
-  const odd = [];
-  const lines = rows.map(([seq, json], position) => {
-    seqs.push(seq);
-    if (typeof json === "string" && !json.includes("\n")) return json;
-    odd.push([position, typeof json === "string" ? json : null]);
-    return "";
+  return JSON.stringify({
+    rows: rows.result.map((row) => [row.seq, typeof row.json === "string" ? row.json : null]),
+    count: count.result,
   });
-  return [JSON.stringify({ seqs, count, odd }), ...lines].join("\n");
 }
