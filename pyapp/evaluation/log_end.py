@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from codecs import BOM_UTF8
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -26,7 +27,6 @@ from pyapp.evaluation.export import MAX_IMPORT_DEPTH, MAX_LOG_LINE_PROBE, is_log
 
 _SPACE = b" \t\r\n\x0b\x0c"  # what bytes.strip() strips
 _LEADING_SPACE = re.compile(rb"[ \t\r\n\x0b\x0c]*")
-_BOM = b"\xef\xbb\xbf"
 _TAIL_BLOCK = 65_536  # bytes read from a log's end to find its last line, four times more until it is found
 # How every entry's line starts (``pyapp.auditlog.entries`` puts the format first); an export's first
 # line has a space after the colon. Tells a log whose only line is cut from any other file.
@@ -51,7 +51,7 @@ def unfinished_end(data: bytes) -> UnfinishedEnd | None:
     if end == 0:
         return None
     start = data.rfind(b"\n", 0, end) + 1
-    first = _LEADING_SPACE.match(data, len(_BOM) if data.startswith(_BOM) else 0).end()
+    first = _LEADING_SPACE.match(data, len(BOM_UTF8) if data.startswith(BOM_UTF8) else 0).end()
     only_line = first >= start
     # A log is told by its first line before the last is parsed, so an export on one long line is never parsed here.
     if not (_ENTRY_START.match(data, first) if only_line else is_log(_text(data[first:data.find(b"\n", first)]))):
@@ -79,7 +79,7 @@ def _ends_whole(handle: BinaryIO) -> bool:
     size = handle.seek(0, 2)
     handle.seek(0)
     first = handle.readline(MAX_LOG_LINE_PROBE + 1)
-    if not first.endswith(b"\n") or not is_log(_text(first.removeprefix(_BOM))):
+    if not first.endswith(b"\n") or not is_log(_text(first.removeprefix(BOM_UTF8))):
         return False
     _, line = last_line(handle, size)
     handle.seek(size - 1)

@@ -12,6 +12,7 @@ line, the byte and the command that repairs it.
 from __future__ import annotations
 
 import io
+from codecs import BOM_UTF8
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import BinaryIO
@@ -31,8 +32,6 @@ from pyapp.evaluation.export import (
     too_big,
 )
 from pyapp.evaluation.log_end import UnfinishedEnd, is_whole_json, last_line
-
-_BOM = b"\xef\xbb\xbf"
 
 
 class CutOff(Exception):
@@ -100,7 +99,7 @@ def log_lines(handle: BinaryIO, read: Callable[[int, int, bytes], Read] = read_l
             if _take(checks, value, problems):
                 yield value, made
     if last:
-        if not is_whole_json(last.removeprefix(_BOM) if last_start == 0 else last):
+        if not is_whole_json(last.removeprefix(BOM_UTF8) if last_start == 0 else last):
             _room_for_one(checks)
             checks.finish()  # a bad line before a cut one is said first: a repair would not mend it
             raise CutOff(UnfinishedEnd(line=number[0], start=last_start, cut=True), checks.taken)
