@@ -2,10 +2,10 @@
 
 A checkpoint holds what the worker made of the stored log: the entries it parsed and
 validated, how many records it skipped as unreadable, the last record it read (its
-sequence number and text), how many records the store held, and the outcome of every
-answer it graded. On a later visit the worker starts from it and reads only the records
-stored since, checked the way each read is checked: if the last record is no longer as it
-was, or the count does not add up, the log is read again from the start.
+sequence number and text), how many records it read, and the outcome of every answer it
+graded. On a later visit the worker starts from it and reads only the records stored
+since, checked the way each read is checked: if the last record is no longer as it was,
+the log is read again from the start.
 
 The page keeps a checkpoint under the key of the build that made it (Pyodide, its standard
 library and the wheels, as for the start-up snapshot, DR-002), so a new version of the
@@ -37,7 +37,7 @@ class Checkpoint:
     entries: list[dict]
     corrupt: int
     last: list  # [sequence number, text] of the last record read
-    records: int  # how many records the store held then
+    records: int  # how many records it had read
     # by (prompt hash, answer, stop), as pyapp.evaluation.grader.Grader keeps them
     outcomes: dict[tuple[str, str, str], Outcome]
 

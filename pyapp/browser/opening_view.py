@@ -3,10 +3,10 @@
 Opening the page asks the worker for the runs list, the configurations, the matrix of cases against
 runs, the plans, the visitor's own set and the newest run's detail. Each answer is a function of the
 stored log and of this build alone. Once a worker has made all of them from one state of the log
-(how many records the store held, and its last record), it keeps them, as JSON, beside its kept read
+(how many records it had read, and the last of them), it keeps them, as JSON, beside its kept read
 of the log and under the same build key. A new tab's worker answers those calls from them while it
-has read nothing yet and the store still ends with that record and holds that count, which one small
-read of the store tells. So a reopened page shows a log of any size without loading, rebuilding or
+has read nothing yet and the store still ends with that record, which one small read of the store
+tells. So a reopened page shows a log of any size without loading, rebuilding or
 grading it. Any other call reads the log as before (from the kept read,
 :mod:`pyapp.browser.log_cache`), and from then on every call does.
 
@@ -59,7 +59,7 @@ class OpeningView:
         return tuple(self.kept["size"])
 
     async def _current(self) -> bool:
-        """Whether a kept view exists and the store still ends with its last record and holds its count."""
+        """Whether a kept view exists and the store still ends with its last record."""
         from kdt_audit_store import readFrom
         from kdt_worker import kept_view
 
@@ -70,8 +70,7 @@ class OpeningView:
         if self.kept is None:
             return False
         last = self.kept["last"]
-        store = json.loads(await readFrom(last[0]))
-        if store["count"] != self.kept["records"] or store["rows"] != ([last] if last[0] else []):
+        if json.loads(await readFrom(last[0]))["rows"] != ([last] if last[0] else []):
             self.kept = None  # the log has changed since: this worker reads it from now on
             return False
         return True

@@ -122,9 +122,9 @@ def emit(event: dict) -> None:
 
 def start_append(texts: list[str], from_file: bool = False) -> Awaitable[dict]:
     """Hand entries' JSON texts to the IndexedDB audit log, which stores them in one transaction while
-    Python goes on; await the result for the store's answer, ``{"seqs": [...], "count": records held
-    after}``. A failed write is an error the visitor sees. Entries the store refused that no kept file holds
-    are handed to the page to download, unless they come ``from_file`` the visitor has (DR-015)."""
+    Python goes on; await the result for the store's answer, ``{"seqs": [the sequence number of each]}``.
+    A failed write is an error the visitor sees. Entries the store refused that no kept file holds are
+    handed to the page to download, unless they come ``from_file`` the visitor has (DR-015)."""
     from kdt_audit_store import append
 
     promise = append(json.dumps(texts))  # the write is under way (audit-store.mjs)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from browser_storage import ADD_ROWS
 from eval_helpers import full_run
@@ -135,3 +136,34 @@ def test_records_with_line_breaks_and_surrogates_are_read_as_stored(context, sit
     assert runs["run-odd"].split() == ["3/20", "(15.0%)"] and len(runs) == 1, runs
     assert "1 run rebuilt from 20 logged calls; 1 unreadable audit entry was skipped" in message, message
     assert parse_import(export_from_page(page, tmp_path).read_bytes()) == entries, "each entry read exactly"
+
+
+# In the page's worker: IndexedDB's count, noted each time it is asked (it counts a store's records one by one).
+NOTE_COUNTS = """() => {
+  self.counted = 0;
+  const count = IDBObjectStore.prototype.count;
+  IDBObjectStore.prototype.count = function (...args) { self.counted += 1; return count.apply(this, args); };
+}"""
+
+
+def page_worker(page):
+    """The page's worker, not the one that makes the start-up snapshot (named for its task, and gone once done)."""
+    for worker in page.workers:
+        try:
+            if '"task":"snapshot"' not in worker.evaluate("self.name"):
+                return worker
+        except PlaywrightError:
+            continue
+    raise AssertionError("the page has no worker of its own")
+
+
+def test_the_log_is_read_and_appended_to_without_asking_the_store_to_count(context, site, tmp_path):
+    page = open_eval(context, site)
+    worker = page_worker(page)
+    worker.evaluate(NOTE_COUNTS)
+    import_run(page, tmp_path, full_run("run-uncounted", grounded={"C01"}), "uncounted")  # an append, then reads
+    show_view(page, "results")
+    page.wait_for_selector("#runs tr[data-run='run-uncounted']")
+    show_view(page, "data")
+    page.wait_for_selector("#data-storage:has-text('Your audit log: 20 entries,')")
+    assert worker.evaluate("self.counted") == 0

@@ -52,12 +52,12 @@ class WorkerStandIn:
             raise self.store_error
         first = len(self.stored) + 1
         self.stored.extend(json.loads(texts_json))
-        return json.dumps({"seqs": list(range(first, len(self.stored) + 1)), "count": len(self.stored)})
+        return json.dumps({"seqs": list(range(first, len(self.stored) + 1))})
 
     async def read_from(self, seq: int) -> str:
         """As ``readFrom`` in audit-store.mjs; record ``n`` (from 1) is ``stored[n - 1]``."""
         rows = [[n, text] for n, text in enumerate(self.stored, 1) if n >= seq]
-        return json.dumps({"rows": rows, "count": len(self.stored)})
+        return json.dumps({"rows": rows})
 
     async def kept_log(self):
         return None if self.kept is None else types.SimpleNamespace(to_bytes=lambda: self.kept)
