@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import time
 
-ADD_ROWS = """async (rows) => {
+# Records added to the audit store: the rows that ``%s``, a function run in the page, makes of what it is given.
+ADD_MADE_ROWS = """async (given) => {
+  const rows = (%s)(given);
   const db = await new Promise((ok, fail) => { const r = indexedDB.open("kd-tree-explorer", 1);
     r.onsuccess = () => ok(r.result); r.onerror = () => fail(r.error); });
   const tx = db.transaction("audit", "readwrite");
@@ -12,6 +14,7 @@ ADD_ROWS = """async (rows) => {
   await new Promise((ok, fail) => { tx.oncomplete = ok; tx.onerror = () => fail(tx.error); });
   db.close();
 }"""
+ADD_ROWS = ADD_MADE_ROWS % "(rows) => rows"
 
 
 DAMAGE = {
