@@ -93,6 +93,12 @@ def test_a_provider_that_does_not_answer(tmp_path):
     assert "Is the server running at that address?" in done.stdout and "CORS" not in done.stdout + done.stderr
 
 
+# ``python -m pyapp`` with Ctrl-C raising KeyboardInterrupt, as from a terminal: a test session started in the
+# background has SIGINT ignored, and a child inherits that.
+INTERRUPTIBLE = ("import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                 "runpy.run_module('pyapp', run_name='__main__', alter_sys=True)")
+
+
 def test_ctrl_c_keeps_the_calls_that_ended_and_says_how_to_continue(tmp_path):
     def slow(body: dict):
         time.sleep(1.5)
@@ -100,7 +106,7 @@ def test_ctrl_c_keeps_the_calls_that_ended_and_says_how_to_continue(tmp_path):
 
     log = tmp_path / "runs.jsonl"
     with FakeProvider(slow) as fake:
-        child = subprocess.Popen([sys.executable, "-m", "pyapp", *run_args(fake.base_url, log, "--runs", "2")],
+        child = subprocess.Popen([sys.executable, "-c", INTERRUPTIBLE, *run_args(fake.base_url, log, "--runs", "2")],
                                  cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
         while len(fake.requests("POST")) < 3 and time.monotonic() < deadline:
