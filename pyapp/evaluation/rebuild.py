@@ -72,12 +72,13 @@ class RunIndex:
 
     def add_read(self, lines: Iterable[tuple[dict, GradeFields | None]]) -> RunIndex:
         """:meth:`add` for entries as :func:`pyapp.evaluation.graded_lines.read_graded` reads them, each with
-        its answer's grade if it was made as the line was read."""
+        its answer's grade if it was made as the line was read, and each call or cancel of a run already cut to
+        what a lean index keeps of it (:func:`lean_fields`)."""
         for entry, graded in lines:
-            self._add(entry, graded)
+            self._add(entry, graded, cut=True)
         return self
 
-    def _add(self, entry: dict, graded: GradeFields | None = None) -> None:
+    def _add(self, entry: dict, graded: GradeFields | None = None, *, cut: bool = False) -> None:
         index = self._added
         self._added += 1
         reasons = [] if self.validated else validate_entry(entry)
@@ -114,18 +115,16 @@ class RunIndex:
         if kind == EntryType.CALL:
             self.run_calls += 1
         if self.lean:
-            entry = self._lean(entry, graded)
+            entry = self._lean(dict(entry) if cut else lean_fields(entry), graded)
         self._run_of_call[entry["id"]] = run_id
         self._by_run.setdefault(run_id, []).append((entry["time"], index, entry))
         self._built.pop(run_id, None)
 
-    def _lean(self, entry: dict, graded: GradeFields | None) -> dict:
-        """What a run's figures read of a call or cancel ``entry``, its answer replaced by its grade (class doc),
-        which may have been ``graded`` as the line was read."""
-        call = entry["type"] == EntryType.CALL
-        read = (_CALL_READ + _FAILURE_READ if entry["outcome"] == Outcome.INFRA_FAILURE else _CALL_READ) if call \
-            else _CANCEL_READ
-        lean = dict(zip(read, map(entry.get, read), strict=True))  # older calls lack model_reported (DR-008)
+    def _lean(self, lean: dict, graded: GradeFields | None) -> dict:
+        """``lean``, a copy of a call or cancel entry cut to what a run's figures read (:func:`lean_fields`),
+        with its repeated texts kept once and its answer replaced by its grade (class doc), which may have been
+        ``graded`` as the line was read."""
+        call = lean["type"] == EntryType.CALL
         for key in _REPEATED:
             value = lean.get(key)
             if type(value) is str:
@@ -133,11 +132,12 @@ class RunIndex:
         if call:
             # Keyed by the pairs in their order, which one writer keeps: equal settings in another order are
             # only kept twice.
-            lean["settings"] = self._settings.setdefault(tuple(entry["settings"].items()), entry["settings"])
-            if graded is None and entry["answer"] is not None:
-                graded = grade_fields(self.grader, self.own.sets, entry)
+            lean["settings"] = self._settings.setdefault(tuple(lean["settings"].items()), lean["settings"])
+            if graded is None and lean["answer"] is not None:
+                graded = grade_fields(self.grader, self.own.sets, lean)
             grade = None if graded is None else self._kept_grade(graded)
-            lean["answer"] = entry["answer"] if grade is None else None
+            if grade is not None:
+                lean["answer"] = None
             lean["grade"] = grade
         return lean
 
@@ -190,13 +190,21 @@ def grade_fields(grader: Grader, sets: CaseSets, entry: dict) -> GradeFields | N
     return grade.outcome, grade.failure, grade.detail, tuple([(c.name, c.passed, c.reason) for c in grade.checks])
 
 
-# What a run's figures read of a call (of an infrastructure failure, also why it failed) or a cancel entry
-# (_build_run), and the texts that repeat from entry to entry, kept once.
-_CALL_READ = ("id", "type", "time", "case_id", "eval_set_version", "prompt_version", "prompt_hash", "settings",
-              "outcome", "stop", "input_tokens", "output_tokens", "answer_ms", "total_ms", "model_reported",
-              "system_fingerprint")
+def lean_fields(entry: dict) -> dict:
+    """What a lean index keeps of the call or cancel ``entry`` of a run: what the index and a run's figures read
+    (``_build_run``) and, of a call, the answer, until it is graded."""
+    read = _CANCEL_READ if entry["type"] == EntryType.CANCEL else \
+        _CALL_READ + _FAILURE_READ if entry["outcome"] == Outcome.INFRA_FAILURE else _CALL_READ
+    return dict(zip(read, map(entry.get, read), strict=True))  # older calls lack model_reported (DR-008)
+
+
+# What the index and a run's figures read of a call (of an infrastructure failure, also why it failed) or a
+# cancel entry (_build_run), and the texts that repeat from entry to entry, kept once.
+_CALL_READ = ("id", "type", "run_id", "time", "case_id", "eval_set_version", "prompt_version", "prompt_hash",
+              "settings", "outcome", "stop", "answer", "input_tokens", "output_tokens", "answer_ms", "total_ms",
+              "model_reported", "system_fingerprint")
 _FAILURE_READ = ("status", "error", "message")
-_CANCEL_READ = ("id", "type", "time", "case_id", "call_id")
+_CANCEL_READ = ("id", "type", "run_id", "time", "case_id", "call_id")
 _REPEATED = ("type", "case_id", "eval_set_version", "prompt_version", "prompt_hash", "outcome", "stop",
              "model_reported", "system_fingerprint", "error")
 
