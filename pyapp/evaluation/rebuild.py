@@ -205,7 +205,7 @@ _CALL_READ = ("id", "type", "run_id", "time", "case_id", "eval_set_version", "pr
               "model_reported", "system_fingerprint")
 _FAILURE_READ = ("status", "error", "message")
 _CANCEL_READ = ("id", "type", "run_id", "time", "case_id", "call_id")
-_REPEATED = ("type", "case_id", "eval_set_version", "prompt_version", "prompt_hash", "outcome", "stop",
+_REPEATED = ("type", "run_id", "case_id", "eval_set_version", "prompt_version", "prompt_hash", "outcome", "stop",
              "model_reported", "system_fingerprint", "error")
 
 
