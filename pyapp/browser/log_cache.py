@@ -23,7 +23,8 @@ class LogCache:
     asked how many records it holds: IndexedDB counts them one by one, 330 to 440 ms at
     100,000 records, and the site only ever appends. The runs index is fed the same way.
     A new worker starts from the checkpoint an earlier one kept (``pyapp.auditlog.checkpoint``)
-    and reads only the records stored since, checked the same way.
+    and reads only the records stored since, checked the same way. The entries keep one copy of
+    each value they repeat (``pyapp.auditlog.shared_values``), and so does the checkpoint.
     """
 
     def __init__(self) -> None:
@@ -37,6 +38,7 @@ class LogCache:
         self.records = 0
         self.checkpointed = (0, 0)  # records and outcomes in the checkpoint last restored or kept
         self.index = None  # a pyapp.evaluation.rebuild.RunIndex, made on first use
+        self.shared = None  # a pyapp.auditlog.shared_values.SharedValues, made on first read
         # The stored texts' bytes as JSON lines, summed as they are read or appended (the storage line, DR-015);
         # None after a checkpoint is restored, which keeps the entries but not their texts.
         self.text_bytes: int | None = 0
@@ -69,7 +71,7 @@ class LogCache:
             return
         # Parsed again, as a read would, so the kept entries hold plain JSON values (an entry built by
         # pyapp may hold a str enum), but not checked again: pyapp built and checked them.
-        entries = [json.loads(text) for text in texts]
+        entries = [self._shared().share(json.loads(text)) for text in texts]
         self.entries.extend(entries)
         self._count_bytes(texts)
         if self.index is not None:
@@ -83,6 +85,7 @@ class LogCache:
         from pyapp.core.collector import gc_paused
 
         self._count_bytes([row[1] for row in rows if isinstance(row[1], str)])
+        shared = self._shared()
         added = []
         with gc_paused():  # thousands of small dicts and no cycles: the collector's passes only cost time
             for row in rows:
@@ -101,7 +104,7 @@ class LogCache:
                 if validate_entry(entry):
                     self.corrupt += 1
                 else:
-                    added.append(entry)
+                    added.append(shared.share(entry))
         self.entries.extend(added)
         if self.index is not None:
             self.index.add(added)
@@ -126,6 +129,14 @@ class LogCache:
         grader().know(checkpoint.outcomes)
         self.checkpointed = (checkpoint.records, len(grader().outcomes()))
         mark("audit-log-restored", checkpoint.records)
+
+    def _shared(self):
+        """What keeps one copy of each value the entries repeat (``pyapp.auditlog.shared_values``)."""
+        if self.shared is None:
+            from pyapp.auditlog.shared_values import SharedValues
+
+            self.shared = SharedValues()
+        return self.shared
 
     def _count_bytes(self, texts: list[str]) -> None:
         if self.text_bytes is not None:

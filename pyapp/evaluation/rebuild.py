@@ -3,10 +3,10 @@ a log, or kept up to date as entries are appended (:class:`RunIndex`, for the wo
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from operator import itemgetter
 
+from pyapp.auditlog.shared_values import SharedValues
 from pyapp.auditlog.validation import validate_entry
 from pyapp.core.vocabulary import CaseStatus, EntryType, Outcome
 from pyapp.evaluation.evalset import EVAL_SET_VERSION, CaseSets
@@ -48,7 +48,7 @@ class RunIndex:
         self.grader = grader
         self.validated = validated
         self.lean = lean
-        self._settings: dict[tuple, dict] = {}  # lean: one copy of each request's settings
+        self._shared = SharedValues()  # lean: one copy of each repeated text and of each request's settings
         # lean: one copy of each check verdict, by its fields, and of each grade, by its fields and verdicts
         self._checks: dict[tuple, CheckResult] = {}
         self._grades: dict[tuple, Grade] = {}
@@ -124,15 +124,8 @@ class RunIndex:
         """``lean``, a copy of a call or cancel entry cut to what a run's figures read (:func:`lean_fields`),
         with its repeated texts kept once and its answer replaced by its grade (class doc), which may have been
         ``graded`` as the line was read."""
-        call = lean["type"] == EntryType.CALL
-        for key in _REPEATED:
-            value = lean.get(key)
-            if type(value) is str:
-                lean[key] = sys.intern(value)
-        if call:
-            # Keyed by the pairs in their order, which one writer keeps: equal settings in another order are
-            # only kept twice.
-            lean["settings"] = self._settings.setdefault(tuple(lean["settings"].items()), lean["settings"])
+        self._shared.share(lean)
+        if lean["type"] == EntryType.CALL:
             if graded is None and lean["answer"] is not None:
                 graded = grade_fields(self.grader, self.own.sets, lean)
             grade = None if graded is None else self._kept_grade(graded)
@@ -199,14 +192,12 @@ def lean_fields(entry: dict) -> dict:
 
 
 # What the index and a run's figures read of a call (of an infrastructure failure, also why it failed) or a
-# cancel entry (_build_run), and the texts that repeat from entry to entry, kept once.
+# cancel entry (_build_run).
 _CALL_READ = ("id", "type", "run_id", "time", "case_id", "eval_set_version", "prompt_version", "prompt_hash",
               "settings", "outcome", "stop", "answer", "input_tokens", "output_tokens", "answer_ms", "total_ms",
               "model_reported", "system_fingerprint")
 _FAILURE_READ = ("status", "error", "message")
 _CANCEL_READ = ("id", "type", "run_id", "time", "case_id", "call_id")
-_REPEATED = ("type", "run_id", "case_id", "eval_set_version", "prompt_version", "prompt_hash", "outcome", "stop",
-             "model_reported", "system_fingerprint", "error")
 
 
 # An item of a run's entries, (time, position in the log, entry), by when it happened.
@@ -263,7 +254,7 @@ def _build_run(run_id: str, items: list[tuple[str, int, dict]], grader: Grader,
         if entry.get("system_fingerprint"):
             fingerprints.add(entry["system_fingerprint"])
         settings = entry["settings"]
-        if id(settings) not in keyed:  # a lean index shares one object for each request's settings
+        if id(settings) not in keyed:  # the readers share one object for each request's settings (shared_values)
             keyed[id(settings)] = _settings_key(settings)
             settings_seen.setdefault(keyed[id(settings)], settings)
         if first_settings is None:

@@ -8,6 +8,7 @@ checkpoint in between.
 
 from __future__ import annotations
 
+import json
 import marshal
 
 import pytest
@@ -163,3 +164,21 @@ def test_marshal_shares_each_answer_text_between_the_entries_and_the_outcomes():
     outcomes = {("hash", entry["answer"], "end_turn"): Outcome.GROUNDED for entry in entries}
     data = log_checkpoint.dumps(Checkpoint(entries, 0, [10, "{}"], 10, outcomes))
     assert len(data) < 2 * 10 * 10_000
+
+
+def test_the_entries_read_and_restored_hold_one_copy_of_each_repeated_value(worker, monkeypatch, every_forty):
+    fill(worker)
+    handle("eval_overview")
+
+    def copies(entries: list[dict]) -> tuple[int, int]:
+        """How many settings objects, and how many case id objects, the entries hold."""
+        return len({id(e["settings"]) for e in entries}), len({id(e["case_id"]) for e in entries})
+
+    assert copies(log_cache.LOG.entries) == (1, 20)  # forty calls of one settings over the twenty cases
+    unshared = Checkpoint([json.loads(json.dumps(e)) for e in log_cache.LOG.entries], 2, [42, "{}"], 42, {})
+    shared = Checkpoint(log_cache.LOG.entries, 2, [42, "{}"], 42, {})
+    assert len(log_checkpoint.dumps(shared)) < len(log_checkpoint.dumps(unshared)) - 40 * 100
+    new_tab(monkeypatch)
+    handle("eval_overview")
+    assert worker.marks == [("audit-log-restored", 42)]
+    assert copies(log_cache.LOG.entries) == (1, 20)
