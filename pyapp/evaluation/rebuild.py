@@ -48,7 +48,7 @@ class RunIndex:
         self.grader = grader
         self.validated = validated
         self.lean = lean
-        self._shared = SharedValues()  # lean: one copy of each repeated text and of each request's settings
+        self._shared = SharedValues(exact=False)  # lean: one copy of each repeated text and request's settings
         # lean: one copy of each check verdict, by its fields, and of each grade, by its fields and verdicts
         self._checks: dict[tuple, CheckResult] = {}
         self._grades: dict[tuple, Grade] = {}

@@ -50,3 +50,9 @@ def test_an_entry_without_settings_or_with_other_values_is_left_as_it_is():
     shared = SharedValues()
     entry = {"type": "decision", "run_id": None, "settings": ["not", "a", "dict"], "case_id": 7}
     assert shared.share(dict(entry)) == entry
+
+
+def test_settings_read_for_figures_only_are_shared_when_equal():
+    entries = [{"type": "call", "settings": {**SETTINGS, "temperature": value}} for value in (0.0, -0.0, 0)]
+    shared = SharedValues(exact=False)
+    assert len({id(shared.share(entry)["settings"]) for entry in entries}) == 1
