@@ -25,6 +25,9 @@ ENTRIES = [entry for n in range(51)
            for entry in full_run(f"run-{n:02d}", start=100.0 * n, grounded={"C01", "C02", "C03"} if n % 3 else None)]
 RESTORED = "performance.getEntriesByName('audit-log-restored').map((mark) => mark.detail)"
 VIEW_USED = "performance.getEntriesByName('audit-view-used').map((mark) => mark.detail)"
+# For each time the worker asked for its kept read of the log, whether Python was not yet ready.
+ASKED_BEFORE_READY = """performance.getEntriesByName('kept-asked').filter((mark) => mark.detail === 'audit-log')
+  .map((mark) => mark.startTime < performance.getEntriesByName('ready')[0].startTime)"""
 OPENING = ["eval_overview", "configurations", "case_matrix", "run_detail", "plans", "own_set"]
 
 
@@ -80,6 +83,7 @@ def test_a_reopened_page_starts_from_the_kept_read_and_reads_what_came_after(con
     without_view(first)
     second, restored = listing(context, site, 51)
     assert restored == [len(ENTRIES)] and python_worker(second).evaluate(VIEW_USED) == []
+    assert python_worker(second).evaluate(ASKED_BEFORE_READY) == [True]  # taken back while Python started
     assert listed(second) == shown
 
     late = full_run("run-late", start=9_000.0, grounded={"C05"})

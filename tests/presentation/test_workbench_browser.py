@@ -1,7 +1,7 @@
 """The evaluation workbench as views, in Chromium (DR-006): a first visit's start panel and its three ways in,
 the demo's read-only workspace, the Results view after an import with the failing rows in the first screen,
-an opened case's heading in the window at desktop and phone widths, and no figure or table clipped on a
-phone without a cue."""
+a log of many runs listed newest first a hundred at a time, an opened case's heading in the window at desktop
+and phone widths, and no figure or table clipped on a phone without a cue."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import json
 import pytest
 
 from browser_storage import ADD_ROWS
+from chromium import python_worker
 from designed_logs import entries_with_designed_flips
 from eval_helpers import full_run
 from eval_page import DUMP_DB, open_eval, show_view
@@ -81,6 +82,7 @@ def test_the_demo_opens_on_results_labelled_and_leaves_the_visitors_log_as_it_wa
         assert "demo=1" in page.url
         assert page.inner_text("#demo-banner").startswith("Demo: scripted answers, not a model's results.")
     assert page.is_disabled("#start-run") and page.is_disabled("#import-file")
+    assert python_worker(page).evaluate("performance.getEntriesByName('kept-asked').length") == 0  # keeps nothing
     show_view(page, "rate")
     page.click("#show-agreement")
     page.wait_for_selector(".agreement-judge")  # two people and a judge
@@ -89,6 +91,26 @@ def test_the_demo_opens_on_results_labelled_and_leaves_the_visitors_log_as_it_wa
     page.wait_for_selector("body[data-eval-ready='true']:not([data-demo])", timeout=90_000)
     assert page.evaluate(DUMP_DB) == before
     assert {cell.get_attribute("data-run") for cell in page.locator("#case-matrix td.cell").all()} == {"mine"}
+
+
+def test_a_log_of_many_runs_lists_the_newest_hundred_and_the_rest_on_request(context, site):
+    page = open_eval(context, site)
+    runs = [full_run(f"run-{n:03d}", {"C01"} if n % 2 else None, start=100.0 * n) for n in range(101)]
+    page.evaluate(ADD_ROWS, [{"json": json.dumps(entry)} for run in runs for entry in run])
+    page.close()
+    page = open_eval(context, site)
+    show_view(page, "results")
+    page.wait_for_selector("#runs tbody tr")
+    listed = page.locator("#runs tbody tr")
+    assert listed.count() == 100 and page.locator("#rates-plot circle.estimate").count() == 100
+    assert [listed.nth(n).get_attribute("data-run") for n in (0, 99)] == ["run-100", "run-001"]
+    assert page.inner_text("#runs-more-text") == "The newest 100 of 101 runs are listed."
+    page.click("#runs-all")
+    assert listed.count() == 101 and page.locator("#rates-plot circle.estimate").count() == 101
+    assert page.is_hidden("#runs-more")
+    assert page.evaluate("document.activeElement.closest('tr').dataset.run") == "run-000"  # the run newly listed
+    page.click("#runs tr[data-run='run-000'] button")
+    page.wait_for_selector("#run-detail[data-run='run-000']")
 
 
 def test_after_an_import_the_failing_rows_are_in_the_first_window(context, site, tmp_path):

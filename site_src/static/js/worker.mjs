@@ -144,6 +144,7 @@ async function makeSnapshot({ pyapp, wheels }) {
 
 /** A record the worker kept under `key` (snapshot-store.mjs): its bytes, or undefined when none is usable. */
 async function keptBytes(key, name) {
+  performance.mark("kept-asked", { detail: name });
   try {
     const found = await snapshots.find(key, name);
     return found ? await snapshots.bytes(found) : undefined;
@@ -160,11 +161,15 @@ function keepBytes(key, name, bytes) {
   });
 }
 
-async function boot({ pyapp, wheels, snapshot, demo }) {
-  const { started, from, key } = await startPython([...wheels, pyapp], snapshot);
-  pyodide = started;
+async function boot({ pyapp, wheels, snapshot, demo, readsLog }) {
+  const urls = [...wheels, pyapp];
   // The demo's workspace keeps nothing: its log is the build's, read into memory, and no read of it is kept.
   const keeps = !demo;
+  // On a page that reads the log as it opens, the kept read is fetched and unzipped while Python starts, and
+  // handed to the first read of the log (DR-006).
+  let early = keeps && readsLog ? keptBytes(snapshotKey(urls), snapshots.AUDIT_LOG) : null;
+  const { started, from, key } = await startPython(urls, snapshot);
+  pyodide = started;
   pyodide.registerJsModule("kdt_audit_store", demo ? demoStore(demo) : auditStore);
   pyodide.registerJsModule("kdt_log_keeping", logKeeping); // the visitor's kept file (DR-015)
   pyodide.registerJsModule("kdt_worker", {
@@ -180,7 +185,11 @@ async function boot({ pyapp, wheels, snapshot, demo }) {
     mark: (name, detail) => void performance.mark(name, { detail }),
     // The worker's read of the audit log and the evaluation page's opening view, kept for this build
     // (DR-006): their bytes, or undefined (None).
-    kept_log: async () => (keeps ? keptBytes(key, snapshots.AUDIT_LOG) : undefined),
+    kept_log: async () => {
+      const taken = early;
+      early = null; // its bytes are Python's from now on
+      return taken ?? (keeps ? keptBytes(key, snapshots.AUDIT_LOG) : undefined);
+    },
     kept_view: async () => (keeps ? keptBytes(key, snapshots.AUDIT_VIEW) : undefined),
     // Compressed and stored in the background; Python does not wait for it.
     keep_log: (bytes) => { if (keeps) keepBytes(key, snapshots.AUDIT_LOG, bytes); },

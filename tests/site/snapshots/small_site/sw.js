@@ -4,25 +4,25 @@
 "use strict";
 
 const FILES = {
- "ai-eval/index.html": "86300c95870e",
+ "ai-eval/index.html": "a1bca7a83ec5",
  "app/small_site-0.1-py3-none-any.whl": "7429e83d59a0",
- "decisions/DR-001/index.html": "d2dabfcde940",
- "decisions/DR-002/index.html": "01ad73084bf7",
+ "decisions/DR-001/index.html": "3c18215ee7d6",
+ "decisions/DR-002/index.html": "7272947d7405",
  "decisions/feed.xml": "cac584946cdd",
- "decisions/index.html": "572978775acc",
+ "decisions/index.html": "ec7143f4fe3f",
  "decisions/src/DR-001-first.md": "f4ecfbb8f70b",
  "decisions/src/DR-002-second.md": "5f3e0cf1f76a",
- "experiments/index.html": "1cfabe052cfd",
- "explorer/index.html": "3334a4193613",
- "index.html": "79369d1aeb0c",
+ "experiments/index.html": "f530e73a4e06",
+ "explorer/index.html": "b7ecdddaa936",
+ "index.html": "acb7345ba20e",
  "pyodide/0.0.1/pyodide-lock.json": "91cd3bc2321f",
  "pyodide/0.0.1/pyodide.asm.mjs": "56343b130bf7",
  "pyodide/0.0.1/pyodide.asm.wasm": "9022a4e37cb3",
  "pyodide/0.0.1/pyodide.mjs": "381569709b41",
  "static/css/site.css": "ad41bbfea604",
- "static/js/start.js": "f0d5bdc1d2f5"
+ "static/js/start.js": "0147f42f2272"
 };
-const VERSION = "bc6a5721af86";
+const VERSION = "4dea36260fcc";
 const ROOT = new URL("./", self.location.href).href; // sw.js sits at the site's root
 // One cache per version and per site: two copies of the site on one host keep their own.
 const PREFIX = `kd-tree-explorer ${ROOT} `;

@@ -35,7 +35,9 @@
   const files = { pyapp: absolute(data.pyapp), wheels: JSON.parse(data.wheels || "[]").map(absolute) };
   // ?demo on the evaluation page: the worker reads the build's scripted log instead of the visitor's (DR-006).
   const demo = data.demo && new URLSearchParams(location.search).has("demo") ? absolute(data.demo) : undefined;
-  const worker = new Worker(url, { type: "module", name: JSON.stringify({ ...files, snapshot: hint, demo }) });
+  // A page that reads the audit log as it opens has its worker take back the read it kept meanwhile (DR-006).
+  const readsLog = "readsLog" in data && !demo;
+  const worker = new Worker(url, { type: "module", name: JSON.stringify({ ...files, snapshot: hint, demo, readsLog }) });
   /** Make the snapshot in a worker of its own once the page is idle, and note the answer in the hint. */
   const makeSnapshot = () => {
     const maker = new Worker(url, { type: "module", name: JSON.stringify({ ...files, task: "snapshot" }) });
