@@ -71,7 +71,8 @@ def after_answer() -> None:
     """What an operation leaves for after its answer has reached the page: keeping the log's read and the
     page's opening view (DR-006).
 
-    The worker calls it after posting each answer, so the runs list is not held up by it.
+    The worker calls it once its answers are posted and no call has come for 250 ms, so neither the runs
+    list nor the calls the page makes next wait for it.
     """
     from pyapp.browser.log_cache import LOG
     from pyapp.browser.opening_view import VIEW

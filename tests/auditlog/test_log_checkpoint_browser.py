@@ -29,6 +29,10 @@ VIEW_USED = "performance.getEntriesByName('audit-view-used').map((mark) => mark.
 ASKED_BEFORE_READY = """performance.getEntriesByName('kept-asked').filter((mark) => mark.detail === 'audit-log')
   .map((mark) => mark.startTime < performance.getEntriesByName('ready')[0].startTime)"""
 OPENING = ["eval_overview", "configurations", "case_matrix", "run_detail", "plans", "own_set"]
+# The worker's marks, in order: the operation of each answer it posted, and each record it began to keep.
+ANSWERS_AND_KEEPING = """performance.getEntriesByType('mark')
+  .filter((mark) => ['answered', 'keeping'].includes(mark.name))
+  .map((mark) => (mark.name === 'keeping' ? `keeping ${mark.detail}` : mark.detail))"""
 
 
 def listing(context, site, runs: int):
@@ -53,6 +57,9 @@ def filled(context, site, tmp_path):
     assert {run: text.split()[0] for run, text in shown.items()} == reported(first, tmp_path)
     kept(first, "audit-log")
     kept(first, "audit-view")
+    marks = python_worker(first).evaluate(ANSWERS_AND_KEEPING)
+    # Kept once the page's opening calls were all answered, so none of them waited for it.
+    assert marks.index("keeping audit-log") > max(marks.index(op) for op in OPENING)
     return first, shown
 
 
