@@ -7,7 +7,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from pyapp.browser.worker_io import start_append
+from pyapp.browser.worker_io import read_from, start_append
 
 if TYPE_CHECKING:  # the domain modules are imported by the operations that use them
     from pyapp.evaluation.evalset import CaseSets
@@ -44,16 +44,14 @@ class LogCache:
         self.text_bytes: int | None = 0
 
     async def refresh(self) -> LogCache:
-        from kdt_audit_store import readFrom
-
         if not self.restored:
             self.restored = True
             await self._restore()
-        rows = json.loads(await readFrom(self.last[0]))["rows"]
+        rows = await read_from(self.last[0])
         if self.last[0]:
             if not rows or rows[0] != self.last:
                 self.reset()
-                rows = json.loads(await readFrom(0))["rows"]
+                rows = await read_from(0)
             else:
                 rows = rows[1:]
         self._take(rows)

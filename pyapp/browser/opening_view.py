@@ -21,6 +21,7 @@ import json
 from collections.abc import Awaitable, Callable
 
 from pyapp.browser import log_cache
+from pyapp.browser.worker_io import read_from
 
 FORMAT = 1
 # The calls the page opens with (site_src/static/js/eval/), besides the newest run's detail.
@@ -60,7 +61,6 @@ class OpeningView:
 
     async def _current(self) -> bool:
         """Whether a kept view exists and the store still ends with its last record."""
-        from kdt_audit_store import readFrom
         from kdt_worker import kept_view
 
         if not self.looked:
@@ -70,7 +70,7 @@ class OpeningView:
         if self.kept is None:
             return False
         last = self.kept["last"]
-        if json.loads(await readFrom(last[0]))["rows"] != ([last] if last[0] else []):
+        if await read_from(last[0]) != ([last] if last[0] else []):
             self.kept = None  # the log has changed since: this worker reads it from now on
             return False
         return True

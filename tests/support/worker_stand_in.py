@@ -54,10 +54,21 @@ class WorkerStandIn:
         self.stored.extend(json.loads(texts_json))
         return json.dumps({"seqs": list(range(first, len(self.stored) + 1))})
 
-    async def read_from(self, seq: int) -> str:
-        """As ``readFrom`` in audit-store.mjs; record ``n`` (from 1) is ``stored[n - 1]``."""
-        rows = [[n, text] for n, text in enumerate(self.stored, 1) if n >= seq]
-        return json.dumps({"rows": rows})
+    async def read_from(self, seq: int):
+        """As ``readFrom`` in audit-store.mjs (``framed``); record ``n`` (from 1) is ``stored[n - 1]``: a text that
+        is not well-formed (a lone surrogate) in the JSON, every other text's UTF-8 bytes one after another."""
+        rows, texts = [], bytearray()
+        for n, text in enumerate(self.stored, 1):
+            if n < seq:
+                continue
+            try:
+                data = text.encode("utf-8") if isinstance(text, str) else None
+            except UnicodeEncodeError:
+                rows.append([n, text])
+                continue
+            rows.append([n, None if data is None else len(data)])
+            texts += data or b""
+        return types.SimpleNamespace(rows=json.dumps(rows), texts=types.SimpleNamespace(to_bytes=lambda: bytes(texts)))
 
     async def kept_log(self):
         return None if self.kept is None else types.SimpleNamespace(to_bytes=lambda: self.kept)

@@ -58,9 +58,9 @@ async function appendTo(db, texts) {
 }
 
 /**
- * The stored entries from sequence number `seq` on (0: all), oldest first: JSON {"rows": [[seq, json
- * text or null], ...]}. The worker keeps what it has read and asks only for what came since, from the
- * last record it read, which tells it whether that record is still there (DR-006).
+ * The stored entries from sequence number `seq` on (0: all), oldest first, as `framed` hands them to Python.
+ * The worker keeps what it has read and asks only for what came since, from the last record it read, which
+ * tells it whether that record is still there (DR-006).
  */
 export async function readFrom(seq) {
   const db = await database();
@@ -68,5 +68,38 @@ export async function readFrom(seq) {
   const store = transaction.objectStore(STORE);
   const rows = store.getAll(IDBKeyRange.lowerBound(seq));
   await finished(transaction);
-  return JSON.stringify({ rows: rows.result.map((row) => [row.seq, typeof row.json === "string" ? row.json : null]) });
+  return framed(rows.result.map((row) => [row.seq, row.json]));
+}
+
+const encoder = new TextEncoder();
+// Where String.prototype.isWellFormed is missing (browsers before 2023), every text goes the JSON way.
+const wellFormed = typeof String.prototype.isWellFormed === "function" ? (text) => text.isWellFormed() : () => false;
+
+/**
+ * `records`, each [sequence number, stored text], as `{rows, texts}`: `rows` a JSON text of [[seq, n], ...],
+ * where n is the size in UTF-8 of the record's text, which follows the texts before it in the bytes `texts`;
+ * [seq, null] for a record without a text, and [seq, text] for a text that is not well-formed UTF-16 (a lone
+ * surrogate, which JSON escapes and UTF-8 cannot hold). One JSON text of 100,000 records (267 MB) took 2.6 s
+ * to become a Python string; the bytes are copied (DR-006).
+ */
+export function framed(records) {
+  let size = 0;
+  for (const [, text] of records) if (typeof text === "string") size += text.length;
+  let texts = new Uint8Array(size + 1024); // a character is one byte in ASCII; grown when the texts need more
+  let used = 0;
+  const rows = records.map(([seq, text]) => {
+    if (typeof text !== "string") return [seq, null];
+    if (!wellFormed(text)) return [seq, text];
+    for (;;) {
+      const { read, written } = encoder.encodeInto(text, texts.subarray(used));
+      if (read === text.length) {
+        used += written;
+        return [seq, written];
+      }
+      const grown = new Uint8Array(2 * texts.length + 3 * text.length); // no room for it: encoded again
+      grown.set(texts.subarray(0, used));
+      texts = grown;
+    }
+  });
+  return { rows: JSON.stringify(rows), texts: texts.subarray(0, used) };
 }

@@ -1,6 +1,7 @@
 // The demo's audit log (DR-006): the log the build wrote with a scripted model, fetched from the site and held
 // in this worker's memory. It answers reads as audit-store.mjs does and refuses every write, so nothing the
 // demo shows or does ever reaches the visitor's own log in IndexedDB.
+import { framed } from "./audit-store.mjs";
 
 /** A store with audit-store.mjs's `readFrom` and `append` over the JSON lines at `url`. */
 export function demoStore(url) {
@@ -16,7 +17,7 @@ export function demoStore(url) {
   return {
     async readFrom(seq) {
       const all = await load();
-      return JSON.stringify({ rows: all.filter(([number]) => number >= seq) });
+      return framed(all.filter(([number]) => number >= seq));
     },
     async append() {
       throw new Error("the demo is read-only: leave the demo to run, rate, judge or import in your own log");
