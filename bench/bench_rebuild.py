@@ -320,8 +320,8 @@ def page_reopen(sizes: list[int], repeats: int, against: str | None = None) -> N
                     for name, url in sites.items():
                         for how, unused in STARTS.items():
                             kept(contexts[name], url, unused, drop=True)
-                            # Only this tree's site keeps both: a commit compared may predate either.
-                            measured = reopen_once(contexts[name], url, keep=name == "this tree")
+                            # A commit compared may keep neither, or keep them only once its tab is idle.
+                            measured = reopen_once(contexts[name], url, wait_s=120 if name == "this tree" else 30)
                             started = measured.pop("started")
                             if started != how:
                                 how = f"{started} (as it keeps no more)"
@@ -339,10 +339,10 @@ def page_reopen(sizes: list[int], repeats: int, against: str | None = None) -> N
         print(f"  load average at the end {os.getloadavg()[0]:.1f}")
 
 
-def reopen_once(context, url: str, keep: bool) -> dict:
+def reopen_once(context, url: str, wait_s: float) -> dict:
     """One new tab of ``url``: ms after "Python ready" for the runs list, the configurations, the detail and
-    each call's answer, and how the worker started (``STARTS``). With ``keep`` the tab stays open until
-    the browser keeps both the worker's read and the opening view (in the background), for the next tab."""
+    each call's answer, and how the worker started (``STARTS``). The tab stays open until the browser keeps
+    both the worker's read and the opening view (in the background), for the next tab, or ``wait_s``."""
     page = context.new_page()
     page.goto(url)
     # Polled from here: the site's CSP forbids the eval that wait_for_function would need.
@@ -360,7 +360,7 @@ def reopen_once(context, url: str, keep: bool) -> dict:
             out[f"{made['op']} sent"] = made["sent"] - ready
             out[made["op"]] = made["done"] - ready
     waited = time.monotonic()
-    while keep and not kept(context, url, STARTS["log read in full"]) and time.monotonic() - waited < 120:
+    while not kept(context, url, STARTS["log read in full"]) and time.monotonic() - waited < wait_s:
         time.sleep(0.5)
     page.close()
     return out

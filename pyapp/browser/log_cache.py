@@ -47,15 +47,27 @@ class LogCache:
         if not self.restored:
             self.restored = True
             await self._restore()
-        rows = await read_from(self.last[0])
-        if self.last[0]:
-            if not rows or rows[0] != self.last:
-                self.reset()
-                rows = await read_from(0)
-            else:
+        last = self.last
+        reading = read_from(last[0], BLOCK)
+        while reading is not None:
+            rows = await reading
+            if self.last is not last:  # another read, or this worker's append, took records meanwhile
+                last = self.last
+                reading = read_from(last[0], BLOCK)
+                continue
+            if last[0]:
+                if not rows or rows[0] != last:  # the store was cleared, or its end removed: read it all again
+                    self.reset()
+                    last = self.last
+                    reading = read_from(0, BLOCK)
+                    continue
+            # The next block is asked for before this one is taken: the browser reads it meanwhile.
+            reading = read_from(rows[-1][0], BLOCK) if len(rows) == BLOCK else None
+            if last[0]:
                 rows = rows[1:]
-        self._take(rows)
-        self.records += len(rows)
+            self._take(rows)
+            self.records += len(rows)
+            last = self.last
         return self
 
     def took(self, texts: list[str], written: dict) -> None:
@@ -171,6 +183,10 @@ class LogCache:
 
 
 LOG = LogCache()
+
+# Records asked of the store at a time (see LogCache.refresh); each block after the first starts with the last
+# record of the one before, which is how a read finds the store unchanged under it.
+BLOCK = 5_000
 
 # A first read, or this many new entries, is kept out of the garbage collector's passes (pyapp.core.collector).
 KEPT_FROM = 1_000

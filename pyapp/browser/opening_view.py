@@ -70,7 +70,7 @@ class OpeningView:
         if self.kept is None:
             return False
         last = self.kept["last"]
-        if await read_from(last[0]) != ([last] if last[0] else []):
+        if await read_from(last[0], 2) != ([last] if last[0] else []):
             self.kept = None  # the log has changed since: this worker reads it from now on
             return False
         return True

@@ -144,23 +144,30 @@ def start_append(texts: list[str], from_file: bool = False) -> Awaitable[dict]:
     return written()
 
 
-async def read_from(seq: int) -> list[list]:
-    """The audit log's records from sequence number ``seq`` on (0: all), oldest first, each as [sequence
-    number, its JSON text, or None when it holds none]. The store sends the texts as UTF-8 bytes beside a JSON
-    list of their sizes (audit-store.mjs, ``framed``): one JSON text of 100,000 records took 2.6 s to become a
-    Python string (DR-006)."""
+def read_from(seq: int, count: int | None = None) -> Awaitable[list[list]]:
+    """The audit log's records from sequence number ``seq`` on (0: all), oldest first, at most ``count`` (None:
+    all), each as [sequence number, its JSON text, or None when it holds none]. The read is under way when this
+    returns (audit-store.mjs), so Python may take other records meanwhile; await the result for the records.
+
+    The store sends the texts as UTF-8 bytes beside a JSON list of their sizes (``framed``): one JSON text of
+    100,000 records took 2.6 s to become a Python string (DR-006)."""
     from kdt_audit_store import readFrom
 
-    read = await readFrom(seq)
-    rows = json.loads(read.rows)
-    texts = memoryview(read.texts.to_bytes())
-    at = 0
-    for row in rows:
-        size = row[1]
-        if type(size) is int:
-            row[1] = str(texts[at:at + size], "utf-8")
-            at += size
-    return rows
+    promise = readFrom(seq, count)
+
+    async def rows() -> list[list]:
+        read = await promise
+        rows = json.loads(read.rows)
+        texts = memoryview(read.texts.to_bytes())
+        at = 0
+        for row in rows:
+            size = row[1]
+            if type(size) is int:
+                row[1] = str(texts[at:at + size], "utf-8")
+                at += size
+        return rows
+
+    return rows()
 
 
 def _refusal(reason: str) -> dict | None:

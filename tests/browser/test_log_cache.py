@@ -6,6 +6,7 @@ is the IndexedDB store, so writing to it directly is what another tab's append l
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import re
@@ -64,6 +65,56 @@ def test_a_cleared_store_is_read_again_from_the_start(worker):
     store(worker, full_run("run-b"))
     overview = handle("eval_overview")
     assert [r["run_id"] for r in overview["runs"]] == ["run-b"] and overview["corrupt"] == 1
+
+
+def test_a_log_read_in_blocks_is_the_log_read_at_once_and_each_block_starts_at_the_last_record_taken(
+        worker, monkeypatch):
+    entries = full_run("run-a") + full_run("run-b", start=100.0)
+    store(worker, entries[:6])
+    worker.stored[6:6] = ["{not json", "[1, 2]"]  # unreadable records across a block's end
+    store(worker, entries[6:])
+    whole = handle("eval_overview")
+    monkeypatch.setattr(log_cache, "LOG", log_cache.LogCache())
+    monkeypatch.setattr(log_cache, "BLOCK", 7)
+    asked = []
+
+    def noted(seq, count=None):
+        asked.append((seq, count))
+        return worker.read_from(seq, count)
+
+    monkeypatch.setattr(worker.store, "readFrom", noted)
+    assert handle("eval_overview") == whole and whole["corrupt"] == 2
+    assert asked == [(0, 7), (7, 7), (13, 7), (19, 7), (25, 7), (31, 7), (37, 7)]  # 42 records
+    assert log_cache.LOG.records == 42 and log_cache.LOG.last == [42, worker.stored[-1]]
+
+
+def test_two_reads_at_once_take_each_record_once(worker, monkeypatch):
+    monkeypatch.setattr(log_cache, "BLOCK", 3)
+    store(worker, full_run("run-a"))
+
+    async def both():
+        return await asyncio.gather(log_cache.LOG.refresh(), log_cache.LOG.refresh())
+
+    run_async(both())
+    log = log_cache.LOG
+    assert [entry["case_id"] for entry in log.entries] == [entry["case_id"] for entry in full_run("run-a")]
+    assert log.records == 20 and log.last == [20, worker.stored[-1]]
+
+
+def test_a_store_cleared_between_two_blocks_is_read_again_from_the_start(worker, monkeypatch):
+    monkeypatch.setattr(log_cache, "BLOCK", 8)
+    store(worker, full_run("run-a"))
+    read = worker.read_from
+
+    def clearing(seq, count=None):
+        if seq:  # once the first block is read: another tab clears the store and writes a run
+            worker.stored[:] = []
+            store(worker, full_run("run-b", start=50.0)[:5])
+        return read(seq, count)
+
+    monkeypatch.setattr(worker.store, "readFrom", clearing)
+    run_async(log_cache.LOG.refresh())
+    assert [entry["run_id"] for entry in log_cache.LOG.entries] == ["run-b"] * 5 and log_cache.LOG.records == 5
 
 
 def test_a_runs_detail_builds_that_run_alone_and_only_again_after_its_own_entries(worker, monkeypatch):

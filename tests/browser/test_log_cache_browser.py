@@ -161,3 +161,29 @@ def test_the_log_is_read_and_appended_to_without_asking_the_store_to_count(conte
     show_view(page, "data")
     page.wait_for_selector("#data-storage:has-text('Your audit log: 20 entries,')")
     assert worker.evaluate("self.counted") == 0
+
+
+# In the page's worker: each read of the audit store, as [the lower bound of its range, the count asked for].
+NOTE_READS = """() => {
+  self.reads = [];
+  const getAll = IDBObjectStore.prototype.getAll;
+  IDBObjectStore.prototype.getAll = function (range, count) {
+    if (this.name === "audit") self.reads.push([range.lower, count ?? null]);
+    return getAll.call(this, range, count);
+  };
+}"""
+
+
+def test_a_log_longer_than_a_block_is_read_in_blocks_each_from_the_last_record_taken(context, site, tmp_path):
+    page = open_eval(context, site)  # its worker has read the empty store
+    first = full_run("run-after-5000", grounded={"C01", "C02"})
+    page.evaluate(ADD_ROWS, [{"json": "{not json"}] * 5_000 + [{"json": json.dumps(entry)} for entry in first])
+    worker = page_worker(page)
+    worker.evaluate(NOTE_READS)
+    import_run(page, tmp_path, full_run("run-imported", start=100.0), "imported")  # another writer came first
+    runs, message, _ = shown(page)
+    assert set(runs) == {"run-after-5000", "run-imported"} and runs["run-after-5000"].split()[0] == "2/20"
+    assert "5000 unreadable audit entries were skipped" in message.replace(",", ""), message
+    reads = worker.evaluate("self.reads")
+    assert [0, 5_000] in reads and [5_000, 5_000] in reads, reads  # the second block starts at the first's last
+    assert all(count in (5_000, 2) for _, count in reads), reads  # blocks, and the opening view's check

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import types
 
@@ -54,13 +55,17 @@ class WorkerStandIn:
         self.stored.extend(json.loads(texts_json))
         return json.dumps({"seqs": list(range(first, len(self.stored) + 1))})
 
-    async def read_from(self, seq: int):
+    async def read_from(self, seq: int, count: int | None = None):
         """As ``readFrom`` in audit-store.mjs (``framed``); record ``n`` (from 1) is ``stored[n - 1]``: a text that
-        is not well-formed (a lone surrogate) in the JSON, every other text's UTF-8 bytes one after another."""
+        is not well-formed (a lone surrogate) in the JSON, every other text's UTF-8 bytes one after another.
+        It answers on the event loop's next turn, as the browser's store does, so other operations run meanwhile."""
+        await asyncio.sleep(0)
         rows, texts = [], bytearray()
         for n, text in enumerate(self.stored, 1):
             if n < seq:
                 continue
+            if count is not None and len(rows) == count:
+                break
             try:
                 data = text.encode("utf-8") if isinstance(text, str) else None
             except UnicodeEncodeError:

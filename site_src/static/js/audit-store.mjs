@@ -58,15 +58,17 @@ async function appendTo(db, texts) {
 }
 
 /**
- * The stored entries from sequence number `seq` on (0: all), oldest first, as `framed` hands them to Python.
- * The worker keeps what it has read and asks only for what came since, from the last record it read, which
- * tells it whether that record is still there (DR-006).
+ * The stored entries from sequence number `seq` on (0: all), oldest first, at most `count` of them (undefined:
+ * all), as `framed` hands them to Python. The worker keeps what it has read and asks only for what came since,
+ * from the last record it read, which tells it whether that record is still there; it asks for a long log in
+ * blocks, each asked before it takes the one before, so the browser reads one while Python takes the other
+ * (DR-006). Once the database is open the read is asked for before this returns.
  */
-export async function readFrom(seq) {
-  const db = await database();
+export async function readFrom(seq, count) {
+  const db = opened ?? (await database());
   const transaction = db.transaction(STORE, "readonly");
   const store = transaction.objectStore(STORE);
-  const rows = store.getAll(IDBKeyRange.lowerBound(seq));
+  const rows = store.getAll(IDBKeyRange.lowerBound(seq), count);
   await finished(transaction);
   return framed(rows.result.map((row) => [row.seq, row.json]));
 }

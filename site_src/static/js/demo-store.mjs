@@ -15,9 +15,9 @@ export function demoStore(url) {
     return rows;
   };
   return {
-    async readFrom(seq) {
+    async readFrom(seq, count) {
       const all = await load();
-      return framed(all.filter(([number]) => number >= seq));
+      return framed(all.filter(([number]) => number >= seq).slice(0, count));
     },
     async append() {
       throw new Error("the demo is read-only: leave the demo to run, rate, judge or import in your own log");
