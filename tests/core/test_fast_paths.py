@@ -155,10 +155,11 @@ def test_an_answer_passed_on_sight_is_one_the_full_validation_passes(answer, cha
     _change(answer, changes)
     full = _full_validation(answer)
     assert schema_check.validate_answer(answer) == full
-    fits = schema_check._plainly_fits(answer)
-    event(f"passed on sight: {fits}")
-    if fits:
+    claims = schema_check.plain_claims(answer)
+    event(f"passed on sight: {claims is not None}")
+    if claims is not None:
         assert full == []
+        assert claims == checks._claims_key(answer)  # the checks' key, as they would make it
 
 
 # One search's facts, met by every example below, so that claims equal in Python but not in JSON (1, 1.0, true)
@@ -172,7 +173,9 @@ FACTS = checks.Facts(kind="nearest", result_ids=(3,), distance=0.5, nodes_visite
 def test_the_verdicts_kept_for_claims_are_the_ones_the_checks_give(answer, changes):
     _change(answer, changes)
     kept = len(FACTS.verdicts)
-    assert checks.run_checks(answer, FACTS) == tuple(check(answer, FACTS) for check in checks.CHECKS.values())
+    verdicts = tuple(check(answer, FACTS) for check in checks.CHECKS.values())
+    assert checks.run_checks(answer, FACTS) == verdicts
+    assert checks.run_checks(answer, FACTS, schema_check.plain_claims(answer)) == verdicts  # as grading asks
     event(f"verdicts kept before: {kept == len(FACTS.verdicts)}")
 
 
@@ -190,11 +193,11 @@ def test_the_plain_answer_of_each_case_is_passed_on_sight():
     answers = [outcome(json.loads, entry["answer"]) for entry in synthetic_log(200)
                if entry["type"] == "call" and entry["answer"]]
     answers = [value for kind, value in answers if kind == "value"]
-    plain = [answer for answer in answers if schema_check._plainly_fits(answer)]
+    plain = [answer for answer in answers if schema_check.plain_claims(answer)]
     assert len(plain) > len(answers) / 2
     assert all(_full_validation(answer) == [] for answer in plain)
 
 
 def _full_validation(answer) -> list[str]:
     """``validate_answer`` without the check on sight."""
-    return without_fast_path(schema_check, "_plainly_fits", schema_check.validate_answer, answer)
+    return without_fast_path(schema_check, "plain_claims", schema_check.validate_answer, answer)
