@@ -39,17 +39,19 @@ async def own_set() -> dict | None:
 @op
 @opening
 @over_the_log
-async def eval_overview() -> dict:
-    """The runs list, newest first, from the log's runs index (the detail of a run is ``run_detail``)."""
-    from pyapp.presentation.report import rate_ticks, runs_message, runs_overview
+async def eval_overview(every: bool = False) -> dict:
+    """The runs list, newest first, from the log's runs index: the newest runs rated, or ``every`` one (the
+    detail of a run is ``run_detail``)."""
+    from pyapp.presentation.report import RUNS_RATED, rate_ticks, runs_message, runs_overview
 
     log = await log_cache.LOG.refresh()
     index = log.runs()
     rebuilt = index.rebuilt()
     runs = sorted(rebuilt.runs, key=lambda run: run.started, reverse=True)
-    shown = runs_overview(runs)
+    rated = len(runs) if every else min(len(runs), RUNS_RATED)
+    shown = runs_overview(runs, rated)
     corrupt = log.corrupt + rebuilt.skipped
-    return {"runs": shown, "calls": index.run_calls, "corrupt": corrupt, "rate_ticks": rate_ticks(),
+    return {"runs": shown, "rated": rated, "calls": index.run_calls, "corrupt": corrupt, "rate_ticks": rate_ticks(),
             "message": runs_message(len(shown), index.run_calls, corrupt)}
 
 

@@ -16,7 +16,9 @@ from live_call import run_async
 from pyapp.browser import log_cache
 from pyapp.core import strict_json
 from pyapp.evaluation import rebuild as rebuilds
+from pyapp.evaluation.grader import Grader
 from pyapp.evaluation.rebuild import rebuild
+from pyapp.presentation import report
 from pyapp.presentation.report import runs_overview
 from worker_views import CORRUPT_RECORDS, counting, fresh_views, handle, store, views
 
@@ -145,6 +147,20 @@ def test_the_kept_index_gives_the_same_runs_as_a_rebuild_from_scratch(worker):
     assert overview["runs"] == json.loads(json.dumps(expected)) and overview["corrupt"] == fresh.skipped == 1
 
 
+def test_the_runs_list_grades_the_answers_of_the_runs_it_rates_and_the_rest_when_every_run_is_asked_for(
+        worker, monkeypatch):
+    monkeypatch.setattr(report, "RUNS_RATED", 2)
+    store(worker, [entry for n in range(3) for entry in full_run(f"run-{n}", start=100.0 * n)])
+    outcomes = counting(monkeypatch, Grader, "outcome")  # asked of the grader once per counted answer shown
+
+    newest = handle("eval_overview")
+    assert newest["rated"] == 2 and len(outcomes) == 40
+    assert [row["grounded"] for row in newest["runs"]] == [20, 20, None]
+    every = handle("eval_overview", every=True)
+    assert every["rated"] == 3 and len(outcomes) == 40 + 60
+    assert every["runs"][:2] == newest["runs"][:2] and every["runs"][2]["grounded"] == 20
+
+
 def corrupted(entry: dict, how: str) -> str:
     """``entry`` as a stored text spoiled in one way a valid-looking record can be."""
     if how == "huge id":
@@ -205,15 +221,13 @@ def test_continuing_a_run_takes_it_from_the_kept_log_and_builds_no_other_run(wor
 
 
 def test_an_operation_over_the_log_runs_with_the_collector_paused_and_keeps_a_first_read(worker, monkeypatch):
-    from pyapp.presentation import report
-
     store(worker, full_run("run-a"))
     seen = []
     overview = report.runs_overview
 
-    def watched(runs):
+    def watched(runs, rated=None):
         seen.append(gc.isenabled())
-        return overview(runs)
+        return overview(runs, rated)
 
     monkeypatch.setattr(report, "runs_overview", watched)
     gc.unfreeze()  # what earlier operations in this process kept

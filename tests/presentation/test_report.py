@@ -10,8 +10,10 @@ from scipy.stats import binomtest
 from eval_helpers import call, full_run
 from pyapp.core.formatting import fmt_fixed, fmt_ms, fmt_p, fmt_percent, fmt_points, fmt_whole
 from pyapp.evaluation.evalset import FIXED_SETS
+from pyapp.evaluation.grader import Grader
 from pyapp.evaluation.rebuild import rebuild
 from pyapp.evaluation.stats import bootstrap_median_ci, mcnemar_exact, newcombe_paired, wilson
+from pyapp.explanation.grading import grade_answer
 from pyapp.presentation.guidance import small_sample_guidance
 from pyapp.presentation.report import format_run_report, run_report, runs_message, runs_overview
 from pyapp.presentation.run_comparison import compare_report, format_compare_report
@@ -215,6 +217,23 @@ def test_overview_matches_the_full_reports():
             assert row["display"][key] == full["display"][key]
         assert row["to_ask"] == len(full["to_ask"])
     assert rows[1]["to_ask"] == 8 and not rows[1]["complete"]
+
+
+def test_overview_rows_past_the_rated_ones_grade_nothing_and_say_the_same_of_the_run():
+    graded = []
+
+    def grade(answer, stop, facts):
+        graded.append(answer)
+        return grade_answer(answer, stop, facts)
+
+    built = rebuild(full_run("A", first(18)) + full_run("B", first(4), start=100)[:12], grader=Grader(grade))
+    rows = runs_overview(built, rated=1)
+    assert len(graded) == 20  # run A's answers alone
+    full = runs_overview(built)
+    assert rows[0] == full[0]
+    unrated = {key: None for key in ("grounded", "grounded_share", "grounded_interval")}
+    assert rows[1] == {**full[1], **unrated, "display": {**full[1]["display"], **{
+        key: None for key in ("grounded", "grounded_count", "grounded_interval")}}}
 
 
 @pytest.mark.parametrize(("counts", "sentence"), [

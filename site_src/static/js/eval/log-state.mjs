@@ -4,7 +4,8 @@
 import { startPython } from "../python.mjs";
 
 export const python = startPython();
-export const log = { overview: { runs: [] }, grouped: { configurations: [], apart: [] } };
+// everyRun: the visitor asked for every run in the runs list, not only the newest (results.mjs).
+export const log = { overview: { runs: [], rated: 0 }, grouped: { configurations: [], apart: [] }, everyRun: false };
 const runsListeners = [];
 const listeners = [];
 const openers = [];
@@ -21,7 +22,7 @@ export function onLog(listener) {
 
 /** Read the runs and configurations again (after a run, an import, a rating or a judging) and tell every view. */
 export async function refresh() {
-  log.overview = await python.call("eval_overview");
+  log.overview = await python.call("eval_overview", log.everyRun ? { every: true } : {});
   for (const listener of runsListeners) await listener(log);
   log.grouped = await python.call("configurations");
   for (const listener of listeners) await listener(log);
